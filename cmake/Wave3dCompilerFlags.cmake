@@ -1,0 +1,13 @@
+# Warnings and code generation shared by every wave3d target, through one interface target.
+add_library(wave3d_flags INTERFACE)
+target_compile_options(wave3d_flags INTERFACE -Wall -Wextra -Wshadow -Wno-unknown-pragmas)
+
+if(WAVE3D_NATIVE)
+  target_compile_options(wave3d_flags INTERFACE -march=native)
+endif()
+
+if(WAVE3D_SANITIZE STREQUAL "address-undefined")
+  target_compile_options(wave3d_flags INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer
+                                                -fno-sanitize-recover=undefined)
+  target_link_options(wave3d_flags INTERFACE -fsanitize=address,undefined)
+endif()

@@ -1,0 +1,50 @@
+# One way to register every test. wave3d_add_test runs COMMAND under `mpiexec -n RANKS` (with
+# oversubscription, so 8 ranks fit on a 2-core machine) when RANKS is given, sets OMP_NUM_THREADS,
+# and always sets a timeout so a hang fails fast.
+#
+#   wave3d_add_test(NAME name COMMAND exe args... [RANKS n] [THREADS t] [TIMEOUT s] [LABELS l...]
+#                   [WILL_FAIL] [PASS_REGULAR_EXPRESSION re] [ENVIRONMENT k=v...])
+function(wave3d_add_test)
+  cmake_parse_arguments(T "WILL_FAIL" "NAME;RANKS;THREADS;TIMEOUT;PASS_REGULAR_EXPRESSION"
+                        "COMMAND;LABELS;ENVIRONMENT" ${ARGN})
+  if(NOT T_NAME OR NOT T_COMMAND)
+    message(FATAL_ERROR "wave3d_add_test needs NAME and COMMAND")
+  endif()
+  if(NOT T_THREADS)
+    set(T_THREADS 1)
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT ${WAVE3D_TEST_TIMEOUT})
+  endif()
+  set(command ${T_COMMAND})
+  set(labels ${T_LABELS})
+  if(T_RANKS)
+    set(command ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} --oversubscribe
+                --bind-to none ${MPIEXEC_PREFLAGS} ${T_COMMAND})
+    list(APPEND labels mpi)
+  endif()
+  add_test(NAME ${T_NAME} COMMAND ${command})
+  set(env OMP_NUM_THREADS=${T_THREADS} ${T_ENVIRONMENT} ${WAVE3D_TEST_ENVIRONMENT})
+  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT} ENVIRONMENT "${env}" LABELS "${labels}")
+  if(T_WILL_FAIL)
+    set_tests_properties(${T_NAME} PROPERTIES WILL_FAIL TRUE)
+  endif()
+  if(T_PASS_REGULAR_EXPRESSION)
+    set_tests_properties(${T_NAME} PROPERTIES PASS_REGULAR_EXPRESSION "${T_PASS_REGULAR_EXPRESSION}")
+  endif()
+endfunction()
+
+# A GoogleTest executable built from SOURCES, registered as one test (optionally under mpiexec).
+#   wave3d_add_gtest(NAME name SOURCES a.cpp... [LIBS libs...] [RANKS n] [THREADS t] [TIMEOUT s] [LABELS l...])
+function(wave3d_add_gtest)
+  cmake_parse_arguments(G "" "NAME;RANKS;THREADS;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${G_NAME} ${G_SOURCES})
+  target_link_libraries(${G_NAME} PRIVATE GTest::gtest GTest::gtest_main wave3d_node wave3d_flags ${G_LIBS})
+  set(extra)
+  foreach(key RANKS THREADS TIMEOUT)
+    if(G_${key})
+      list(APPEND extra ${key} ${G_${key}})
+    endif()
+  endforeach()
+  wave3d_add_test(NAME ${G_NAME} COMMAND $<TARGET_FILE:${G_NAME}> ${extra} LABELS unit ${G_LABELS})
+endfunction()

@@ -1,0 +1,57 @@
+#include "mpi/collective.hpp"
+
+#include <cstdio>
+#include <vector>
+
+#include "mpi/environment.hpp"
+
+namespace wave3d::mpi {
+
+void agree_on_error(MPI_Comm comm, const std::optional<std::string>& local_error) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int mine = local_error ? rank : size;
+  int first = size;
+  check(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  if (first == size) return;
+  const std::string message = broadcast_string(comm, local_error ? *local_error : std::string(), first);
+  throw CollectiveError(message, first);
+}
+
+void abort_job(MPI_Comm comm, const std::string& message) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::fprintf(stderr, "wave3d: error on rank %d: %s\n", rank, message.c_str());
+  std::fflush(stderr);
+  MPI_Abort(comm, 1);
+  std::_Exit(1);  // MPI_Abort does not return; this keeps the promise of [[noreturn]] regardless
+}
+
+std::string broadcast_string(MPI_Comm comm, const std::string& value, int root) {
+  unsigned long long length = value.size();
+  check(MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, root, comm), "MPI_Bcast");
+  std::string out = value;
+  out.resize(length);
+  if (length > 0) check(MPI_Bcast(out.data(), static_cast<int>(length), MPI_CHAR, root, comm), "MPI_Bcast");
+  return out;
+}
+
+namespace {
+template <typename T>
+T allreduce(MPI_Comm comm, T value, MPI_Datatype type, MPI_Op op) {
+  T out{};
+  check(MPI_Allreduce(&value, &out, 1, type, op, comm), "MPI_Allreduce");
+  return out;
+}
+}  // namespace
+
+double allreduce_max(MPI_Comm comm, double v) { return allreduce(comm, v, MPI_DOUBLE, MPI_MAX); }
+double allreduce_min(MPI_Comm comm, double v) { return allreduce(comm, v, MPI_DOUBLE, MPI_MIN); }
+double allreduce_sum(MPI_Comm comm, double v) { return allreduce(comm, v, MPI_DOUBLE, MPI_SUM); }
+unsigned long long allreduce_sum_u64(MPI_Comm comm, unsigned long long v) {
+  return allreduce(comm, v, MPI_UNSIGNED_LONG_LONG, MPI_SUM);
+}
+bool allreduce_and(MPI_Comm comm, bool v) { return allreduce(comm, v ? 1 : 0, MPI_INT, MPI_LAND) != 0; }
+
+}  // namespace wave3d::mpi

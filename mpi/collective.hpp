@@ -1,0 +1,65 @@
+#pragma once
+// Collective error handling and small collectives. Two ways an error ends a job:
+//  - at a checkpoint every rank reaches (set-up, verification): agree_on_error() lets the first failing
+//    rank's message travel to rank 0, which prints it once; every rank then exits non-zero cleanly;
+//  - anywhere else (a rank alone fails while others may wait on it): abort_job() prints the message
+//    from that rank and calls MPI_Abort, so nobody waits forever.
+#include <mpi.h>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace wave3d::mpi {
+
+// Thrown on every rank by agree_on_error when some rank failed; message() is the failing rank's text.
+class CollectiveError : public std::runtime_error {
+ public:
+  CollectiveError(const std::string& message, int failing_rank)
+      : std::runtime_error(message), failing_rank_(failing_rank) {}
+  int failing_rank() const { return failing_rank_; }
+
+ private:
+  int failing_rank_;
+};
+
+// Collective over comm. If any rank passes an error, every rank throws CollectiveError carrying the
+// message of the lowest failing rank. Otherwise returns normally on every rank.
+void agree_on_error(MPI_Comm comm, const std::optional<std::string>& local_error);
+
+// Runs fn() on every rank; an exception on any rank becomes a CollectiveError on all of them.
+template <typename Fn>
+auto collectively(MPI_Comm comm, Fn&& fn) -> decltype(fn()) {
+  std::optional<std::string> error;
+  if constexpr (std::is_void_v<decltype(fn())>) {
+    try {
+      fn();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    agree_on_error(comm, error);
+  } else {
+    decltype(fn()) result{};
+    try {
+      result = fn();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    agree_on_error(comm, error);
+    return result;
+  }
+}
+
+// Prints "wave3d: error on rank R: message" to stderr and aborts every rank of comm with exit code 1.
+[[noreturn]] void abort_job(MPI_Comm comm, const std::string& message);
+
+// Broadcasts a string from root.
+std::string broadcast_string(MPI_Comm comm, const std::string& value, int root);
+
+double allreduce_max(MPI_Comm comm, double value);
+double allreduce_min(MPI_Comm comm, double value);
+double allreduce_sum(MPI_Comm comm, double value);
+unsigned long long allreduce_sum_u64(MPI_Comm comm, unsigned long long value);  // wraps modulo 2^64
+bool allreduce_and(MPI_Comm comm, bool value);
+
+}  // namespace wave3d::mpi

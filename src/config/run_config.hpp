@@ -1,0 +1,51 @@
+#pragma once
+// RunConfig: every setting of one run as plain values, after parsing and validation. It is produced
+// once (config/config_loader) and read everywhere else; nothing modifies it during a run.
+#include <array>
+#include <string>
+
+#include "field/first_touch.hpp"
+#include "geometry/grid.hpp"
+#include "init/initial_condition.hpp"
+#include "stencil/blocking.hpp"
+
+namespace wave3d {
+
+enum class Precision { single, double_ };
+
+enum class VerifyMethod {
+  automatic,  // exact for the mode condition, none otherwise
+  exact,      // compare with the exact discrete solution (mode condition only)
+  none,
+};
+
+enum class ProgressMode {
+  automatic,  // live line on a terminal, periodic plain lines otherwise, nothing for short runs
+  live,
+  plain,
+  off,
+};
+
+struct OutputSettings {
+  std::string directory = "results/runs";  // parent of the per-run directory
+  std::string name;                        // per-run directory name; empty = timestamp + host
+  bool steps_csv = true;
+};
+
+struct RunConfig {
+  Grid grid{{64, 64, 64}, 1.0, Boundary::periodic, 8};
+  Precision precision = Precision::single;
+  Physics physics{};
+  Blocking blocking{};
+  InitPolicy init_policy = InitPolicy::first_touch;
+  InitialCondition initial{};
+  int steps = 100;
+  int check_every = 10;  // test for NaN/Inf every this many steps (1 = every step)
+  VerifyMethod verify = VerifyMethod::automatic;
+  double verify_tolerance = 0.0;  // max abs error allowed in exact verification; 0 = derived from precision
+  ProgressMode progress = ProgressMode::automatic;
+  OutputSettings output{};
+  int threads = 0;  // OpenMP threads per rank; 0 = the OpenMP default (OMP_NUM_THREADS)
+};
+
+}  // namespace wave3d

@@ -1,0 +1,34 @@
+#pragma once
+// AlignedBuffer: one page-aligned anonymous mapping that is never written on allocation, so the
+// first thread to touch a page decides its NUMA placement (the first-touch policy). Move-only.
+#include <cstddef>
+#include <utility>
+
+namespace wave3d {
+
+class AlignedBuffer {
+ public:
+  AlignedBuffer() = default;
+  explicit AlignedBuffer(std::size_t bytes);  // throws std::bad_alloc naming the size on failure
+  ~AlignedBuffer();
+  AlignedBuffer(AlignedBuffer&& other) noexcept { swap(other); }
+  AlignedBuffer& operator=(AlignedBuffer&& other) noexcept {
+    AlignedBuffer(std::move(other)).swap(*this);
+    return *this;
+  }
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+
+  void* data() const { return data_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void swap(AlignedBuffer& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(bytes_, o.bytes_);
+  }
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+}  // namespace wave3d

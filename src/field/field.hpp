@@ -1,0 +1,78 @@
+#pragma once
+// Field<T>: one 3D array of a subdomain with a halo of width R on every side, x fastest.
+//
+// Layout, per z plane (x runs left to right, y down):
+//
+//   |<- xoff ->|<------- owned n1 ------->|<- R ->|pad|   row length ld1 (multiple of 64 bytes)
+//   rows: R halo rows, n2 owned rows, R halo rows         ld2 = n2 + 2R rows per plane
+//   planes: R halo planes, n3 owned planes, R halo planes
+//
+// xoff is R rounded up to a cache line, so the first owned x of every row is 64-byte aligned.
+// Indices are global grid indices; the owned box says where this subdomain sits in the grid.
+#include <cstddef>
+#include <cstdint>
+
+#include "field/aligned_buffer.hpp"
+#include "geometry/box.hpp"
+
+namespace wave3d {
+
+inline constexpr std::size_t kCacheLine = 64;
+
+template <typename T>
+class Field {
+ public:
+  Field() = default;
+  Field(const Box& owned, int halo) : owned_(owned), halo_(halo) {
+    const std::int64_t per_line = kCacheLine / sizeof(T);
+    xoff_ = round_up(halo, per_line);
+    ld1_ = round_up(xoff_ + owned.extent(0) + halo, per_line);
+    ld2_ = owned.extent(1) + 2 * halo;
+    plane_ = ld1_ * ld2_;
+    size_ = plane_ * (owned.extent(2) + 2 * halo);
+    buffer_ = AlignedBuffer(static_cast<std::size_t>(size_) * sizeof(T));
+  }
+
+  const Box& owned() const { return owned_; }
+  Box with_halo() const { return owned_.grown(halo_); }
+  int halo() const { return halo_; }
+  std::int64_t row_stride() const { return ld1_; }    // elements between y neighbours
+  std::int64_t plane_stride() const { return plane_; }  // elements between z neighbours
+  std::int64_t allocated_elements() const { return size_; }
+  std::size_t allocated_bytes() const { return buffer_.bytes(); }
+
+  T* data() { return static_cast<T*>(buffer_.data()); }
+  const T* data() const { return static_cast<const T*>(buffer_.data()); }
+
+  // Offset of global point (x, y, z) from data(); valid for points of with_halo().
+  std::int64_t offset(std::int64_t x, std::int64_t y, std::int64_t z) const {
+    return (z - owned_.lo[2] + halo_) * plane_ + (y - owned_.lo[1] + halo_) * ld1_ + xoff_ + (x - owned_.lo[0]);
+  }
+  T& at(std::int64_t x, std::int64_t y, std::int64_t z) { return data()[offset(x, y, z)]; }
+  const T& at(std::int64_t x, std::int64_t y, std::int64_t z) const { return data()[offset(x, y, z)]; }
+
+  // The allocated span of one row: from its first to one past its last element (halo and padding included).
+  std::int64_t row_begin_offset(std::int64_t y, std::int64_t z) const { return offset(owned_.lo[0], y, z) - xoff_; }
+
+  friend void swap(Field& a, Field& b) noexcept {
+    using std::swap;
+    swap(a.owned_, b.owned_);
+    swap(a.halo_, b.halo_);
+    swap(a.xoff_, b.xoff_);
+    swap(a.ld1_, b.ld1_);
+    swap(a.ld2_, b.ld2_);
+    swap(a.plane_, b.plane_);
+    swap(a.size_, b.size_);
+    swap(a.buffer_, b.buffer_);
+  }
+
+ private:
+  static std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
+
+  Box owned_{};
+  int halo_ = 0;
+  std::int64_t xoff_ = 0, ld1_ = 0, ld2_ = 0, plane_ = 0, size_ = 0;
+  AlignedBuffer buffer_;
+};
+
+}  // namespace wave3d

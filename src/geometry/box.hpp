@@ -1,0 +1,47 @@
+#pragma once
+// Box: a half-open 3D index range [lo, hi) in global grid indices, x (axis 0, n1) fastest.
+#include <array>
+#include <cstdint>
+
+namespace wave3d {
+
+using Index3 = std::array<std::int64_t, 3>;
+
+struct Box {
+  Index3 lo{0, 0, 0};
+  Index3 hi{0, 0, 0};
+
+  std::int64_t extent(int axis) const { return hi[axis] > lo[axis] ? hi[axis] - lo[axis] : 0; }
+  Index3 extents() const { return {extent(0), extent(1), extent(2)}; }
+  std::int64_t volume() const { return extent(0) * extent(1) * extent(2); }
+  bool empty() const { return volume() == 0; }
+  bool contains(const Index3& p) const {
+    for (int a = 0; a < 3; ++a)
+      if (p[a] < lo[a] || p[a] >= hi[a]) return false;
+    return true;
+  }
+  // The box grown by `width` cells on every side (negative shrinks).
+  Box grown(std::int64_t width) const {
+    Box b = *this;
+    for (int a = 0; a < 3; ++a) {
+      b.lo[a] -= width;
+      b.hi[a] += width;
+    }
+    return b;
+  }
+  friend bool operator==(const Box&, const Box&) = default;
+};
+
+inline Box intersect(const Box& a, const Box& b) {
+  Box r;
+  for (int i = 0; i < 3; ++i) {
+    r.lo[i] = a.lo[i] > b.lo[i] ? a.lo[i] : b.lo[i];
+    r.hi[i] = a.hi[i] < b.hi[i] ? a.hi[i] : b.hi[i];
+    if (r.hi[i] < r.lo[i]) r.hi[i] = r.lo[i];
+  }
+  return r;
+}
+
+inline Box box_from_extents(const Index3& n) { return Box{{0, 0, 0}, n}; }
+
+}  // namespace wave3d

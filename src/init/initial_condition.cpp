@@ -1,0 +1,79 @@
+#include "init/initial_condition.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "stencil/block_loop.hpp"
+#include "verify/exact_mode.hpp"
+
+namespace wave3d {
+
+double squared_courant(const Physics& physics, const Grid& grid) {
+  const double c = physics.velocity * physics.dt / grid.spacing;
+  return c * c;
+}
+
+namespace {
+
+// ISO3DFD's seed: for s = 5 down to 0 the cube of half-width s (2s+1 points a side) around the
+// centre gets 10^(5-s), inner cubes overwriting outer ones; returns 0 outside the largest cube.
+double seed_cube_value(const Grid& grid, std::int64_t x, std::int64_t y, std::int64_t z) {
+  const std::int64_t cx = grid.n[0] / 4, cy = grid.n[1] / 4, cz = grid.n[2] / 2;
+  const std::int64_t d = std::max({std::abs(x - cx), std::abs(y - cy), std::abs(z - cz)});
+  if (d > 5) return 0.0;
+  return std::pow(10.0, static_cast<double>(5 - d));
+}
+
+}  // namespace
+
+template <typename T>
+void apply_initial_condition(const InitialCondition& ic, const Grid& grid, const Physics& physics,
+                             const Blocking& blocking, Field<T>& prev, Field<T>& next, Field<T>& vel) {
+  const T vel_value = static_cast<T>(squared_courant(physics, grid));
+  const ExactMode exact = ExactMode(ic, grid, physics);
+  for_each_block(prev.owned(), blocking, [&](const Box& b) {
+    for (std::int64_t z = b.lo[2]; z < b.hi[2]; ++z)
+      for (std::int64_t y = b.lo[1]; y < b.hi[1]; ++y)
+        for (std::int64_t x = b.lo[0]; x < b.hi[0]; ++x) {
+          const std::int64_t o = prev.offset(x, y, z);
+          vel.data()[o] = vel_value;
+          switch (ic.kind) {
+            case InitialKind::seed_cube:
+              prev.data()[o] = static_cast<T>(seed_cube_value(grid, x, y, z));
+              next.data()[o] = T(0);
+              break;
+            case InitialKind::mode:
+              prev.data()[o] = static_cast<T>(exact.value(0, x, y, z));
+              next.data()[o] = static_cast<T>(exact.value(-1, x, y, z));
+              break;
+            case InitialKind::ricker:
+              prev.data()[o] = T(0);
+              next.data()[o] = T(0);
+              break;
+          }
+        }
+  });
+}
+
+double ricker_wavelet(double frequency, double t) {
+  const double a = std::numbers::pi * frequency * (t - 1.0 / frequency);
+  return (1.0 - 2.0 * a * a) * std::exp(-a * a);
+}
+
+template <typename T>
+void inject_source(const InitialCondition& ic, const Physics& physics, Field<T>& next, const Field<T>& vel, int step) {
+  if (ic.kind != InitialKind::ricker || !next.owned().contains(ic.source)) return;
+  const auto& s = ic.source;
+  const double t = step * physics.dt;
+  next.at(s[0], s[1], s[2]) += static_cast<T>(ic.amplitude * ricker_wavelet(ic.frequency, t)) * vel.at(s[0], s[1], s[2]);
+}
+
+template void apply_initial_condition<float>(const InitialCondition&, const Grid&, const Physics&, const Blocking&,
+                                             Field<float>&, Field<float>&, Field<float>&);
+template void apply_initial_condition<double>(const InitialCondition&, const Grid&, const Physics&, const Blocking&,
+                                              Field<double>&, Field<double>&, Field<double>&);
+template void inject_source<float>(const InitialCondition&, const Physics&, Field<float>&, const Field<float>&, int);
+template void inject_source<double>(const InitialCondition&, const Physics&, Field<double>&, const Field<double>&, int);
+
+}  // namespace wave3d

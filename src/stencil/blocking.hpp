@@ -1,0 +1,18 @@
+#pragma once
+// Cache-blocking of the kernel's loops: block sizes along x (n1), y (n2) and z (n3).
+#include <cstdint>
+
+#include "geometry/box.hpp"
+
+namespace wave3d {
+
+struct Blocking {
+  Index3 size{0, 16, 64};  // 0 on an axis means the whole extent of the region being updated
+
+  // The block size actually used on `axis` for a region of extent `extent`.
+  std::int64_t effective(int axis, std::int64_t extent) const {
+    return (size[axis] <= 0 || size[axis] > extent) ? extent : size[axis];
+  }
+};
+
+}  // namespace wave3d

@@ -1,0 +1,111 @@
+#include "stencil/kernel.hpp"
+
+#include <cassert>
+#include <stdexcept>
+#include <string>
+
+#include "stencil/block_loop.hpp"
+#include "stencil/coefficients.hpp"
+
+namespace wave3d {
+namespace {
+
+// One row segment of `len` points starting at offset `o`. R is a compile-time constant so the
+// neighbour loop unrolls and the x loop vectorises. The reference kernel calls the same expression
+// one point at a time, which is why the two agree bitwise.
+template <typename T, int R>
+inline void update_row(const T* __restrict p, T* __restrict nx, const T* __restrict v, const T* __restrict c,
+                       std::int64_t len, std::int64_t s1, std::int64_t s2) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < len; ++i) {
+    T lap = c[0] * p[i];
+    for (int k = 1; k <= R; ++k) {
+      lap += c[k] * (((p[i - k] + p[i + k]) + (p[i - k * s1] + p[i + k * s1])) + (p[i - k * s2] + p[i + k * s2]));
+    }
+    nx[i] = (T(2) * p[i] - nx[i]) + v[i] * lap;
+  }
+}
+
+template <typename T>
+void check_layout(const Field<T>& prev, const Field<T>& next, const Field<T>& vel, const Box& region, int radius) {
+  if (!(prev.owned() == next.owned() && prev.owned() == vel.owned() && prev.halo() == next.halo() &&
+        prev.halo() == vel.halo()))
+    throw std::logic_error("kernel: prev, next and vel do not share one layout");
+  if (prev.halo() < radius) throw std::logic_error("kernel: field halo is narrower than the stencil radius");
+  if (!region.empty() && intersect(region, prev.owned()) != region)
+    throw std::logic_error("kernel: region lies outside the owned box");
+}
+
+template <typename T, int R>
+void update_blocked(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const T* c, const Box& region,
+                    const Blocking& blocking) {
+  const std::int64_t s1 = prev.row_stride(), s2 = prev.plane_stride();
+  const T* pb = prev.data();
+  T* nb = next.data();
+  const T* vb = vel.data();
+  for_each_block(region, blocking, [&](const Box& b) {
+    const std::int64_t len = b.extent(0);
+    for (std::int64_t z = b.lo[2]; z < b.hi[2]; ++z) {
+      for (std::int64_t y = b.lo[1]; y < b.hi[1]; ++y) {
+        const std::int64_t o = prev.offset(b.lo[0], y, z);
+        update_row<T, R>(pb + o, nb + o, vb + o, c, len, s1, s2);
+      }
+    }
+  });
+}
+
+template <typename T, int R>
+void update_plain(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const T* c, const Box& region) {
+  const std::int64_t s1 = prev.row_stride(), s2 = prev.plane_stride();
+  for (std::int64_t z = region.lo[2]; z < region.hi[2]; ++z)
+    for (std::int64_t y = region.lo[1]; y < region.hi[1]; ++y)
+      for (std::int64_t x = region.lo[0]; x < region.hi[0]; ++x) {
+        const std::int64_t o = prev.offset(x, y, z);
+        const T* p = prev.data() + o;
+        T lap = c[0] * p[0];
+        for (int k = 1; k <= R; ++k)
+          lap += c[k] * (((p[-k] + p[k]) + (p[-k * s1] + p[k * s1])) + (p[-k * s2] + p[k * s2]));
+        next.data()[o] = (T(2) * p[0] - next.data()[o]) + vel.data()[o] * lap;
+      }
+}
+
+// Calls f.template operator()<R>() for the run-time radius.
+template <typename F>
+void dispatch_radius(int radius, F&& f) {
+  switch (radius) {
+    case 1: f.template operator()<1>(); break;
+    case 2: f.template operator()<2>(); break;
+    case 4: f.template operator()<4>(); break;
+    case 8: f.template operator()<8>(); break;
+    default: throw std::logic_error("kernel: unsupported radius " + std::to_string(radius));
+  }
+}
+
+}  // namespace
+
+template <typename T>
+Kernel<T>::Kernel(const std::vector<double>& weights, Blocking blocking)
+    : radius_(static_cast<int>(weights.size()) - 1), blocking_(blocking) {
+  if (!is_supported_radius(radius_))
+    throw std::invalid_argument("stencil radius " + std::to_string(radius_) + " is not one of 1, 2, 4, 8");
+  weights_.resize(weights.size());
+  weights_[0] = static_cast<T>(3.0 * weights[0]);
+  for (std::size_t k = 1; k < weights.size(); ++k) weights_[k] = static_cast<T>(weights[k]);
+}
+
+template <typename T>
+void Kernel<T>::update(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& region) const {
+  check_layout(prev, next, vel, region, radius_);
+  dispatch_radius(radius_, [&]<int R>() { update_blocked<T, R>(prev, next, vel, weights_.data(), region, blocking_); });
+}
+
+template <typename T>
+void Kernel<T>::update_reference(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& region) const {
+  check_layout(prev, next, vel, region, radius_);
+  dispatch_radius(radius_, [&]<int R>() { update_plain<T, R>(prev, next, vel, weights_.data(), region); });
+}
+
+template class Kernel<float>;
+template class Kernel<double>;
+
+}  // namespace wave3d

@@ -1,0 +1,45 @@
+#pragma once
+// The time step of the isotropic acoustic wave equation, 2nd order in time, order 2R in space:
+//
+//   next = 2 prev - next + vel * lap(prev)        (then the caller swaps prev and next)
+//
+// vel holds v^2 dt^2 / h^2, so the Laplacian weights are the plain second-derivative weights.
+// Two implementations with the same floating-point operation order, hence bitwise equal results:
+// the blocked OpenMP kernel used for runs, and a plain triple loop kept as the reference.
+#include <vector>
+
+#include "field/field.hpp"
+#include "geometry/box.hpp"
+#include "stencil/blocking.hpp"
+
+namespace wave3d {
+
+template <typename T>
+class Kernel {
+ public:
+  // weights: c[0..R] from second_derivative_weights(R); R must be a supported radius.
+  Kernel(const std::vector<double>& weights, Blocking blocking);
+
+  int radius() const { return radius_; }
+  const Blocking& blocking() const { return blocking_; }
+
+  // Updates the points of `region` (global indices, inside the fields' owned box). All three fields
+  // must share one layout. The halo of prev within R of the region must be current.
+  void update(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& region) const;
+  void update_reference(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& region) const;
+
+  // Flops the reference implementation counts per updated point: 7R + 5 (61 at R = 8, as ISO3DFD).
+  static constexpr int flops_per_point(int radius) { return 7 * radius + 5; }
+  // Bytes per point assuming perfect cache reuse: read prev, vel and next, write next.
+  static constexpr int bytes_per_point() { return 4 * static_cast<int>(sizeof(T)); }
+
+ private:
+  int radius_;
+  Blocking blocking_;
+  std::vector<T> weights_;  // weights_[0] = 3 c0 (three axes), weights_[k] = c_k
+};
+
+extern template class Kernel<float>;
+extern template class Kernel<double>;
+
+}  // namespace wave3d

@@ -1,0 +1,93 @@
+// The blocked kernel against its plain reference twin, bit for bit.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "field/first_touch.hpp"
+#include "field/periodic_halo.hpp"
+#include "stencil/coefficients.hpp"
+#include "stencil/kernel.hpp"
+
+namespace wave3d {
+namespace {
+
+template <typename T>
+void fill_random(Field<T>& f, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  const Box b = f.with_halo();
+  for (auto z = b.lo[2]; z < b.hi[2]; ++z)
+    for (auto y = b.lo[1]; y < b.hi[1]; ++y)
+      for (auto x = b.lo[0]; x < b.hi[0]; ++x) f.at(x, y, z) = static_cast<T>(dist(gen));
+}
+
+template <typename T>
+bool bitwise_equal(const Field<T>& a, const Field<T>& b) {
+  const Box box = a.with_halo();
+  for (auto z = box.lo[2]; z < box.hi[2]; ++z)
+    for (auto y = box.lo[1]; y < box.hi[1]; ++y)
+      if (std::memcmp(&a.at(box.lo[0], y, z), &b.at(box.lo[0], y, z), sizeof(T) * box.extent(0)) != 0) return false;
+  return true;
+}
+
+template <typename T>
+void check_blocked_equals_reference(int radius, Index3 n, Blocking blocking, Box owned_offset = {}) {
+  Box owned{owned_offset.lo, {owned_offset.lo[0] + n[0], owned_offset.lo[1] + n[1], owned_offset.lo[2] + n[2]}};
+  Field<T> prev(owned, radius), vel(owned, radius), next_a(owned, radius), next_b(owned, radius);
+  for (Field<T>* f : {&prev, &vel, &next_a, &next_b}) first_touch(*f, InitPolicy::first_touch, blocking);
+  fill_random(prev, 1);
+  fill_random(vel, 2);
+  fill_random(next_a, 3);
+  fill_random(next_b, 3);
+  const Kernel<T> kernel(second_derivative_weights(radius), blocking);
+  const Box region = owned;
+  kernel.update(prev, next_a, vel, region);
+  kernel.update_reference(prev, next_b, vel, region);
+  EXPECT_TRUE(bitwise_equal(next_a, next_b)) << "radius " << radius << " precision " << sizeof(T) * 8;
+}
+
+TEST(Kernel, BlockedEqualsReferenceBitwiseOnOddSizes) {
+  const Blocking blocking{{7, 5, 3}};
+  for (int r : kSupportedRadii) {
+    check_blocked_equals_reference<float>(r, {37, 19, 13}, blocking);
+    check_blocked_equals_reference<double>(r, {37, 19, 13}, blocking);
+  }
+}
+
+TEST(Kernel, BlockedEqualsReferenceWithWholeRowBlocksAndOffsetOrigin) {
+  const Blocking blocking{{0, 4, 9}};
+  const Box offset{{5, 11, 3}, {5, 11, 3}};
+  for (int r : kSupportedRadii) {
+    check_blocked_equals_reference<float>(r, {45, 23, 17}, blocking, offset);
+    check_blocked_equals_reference<double>(r, {45, 23, 17}, blocking, offset);
+  }
+}
+
+TEST(Kernel, UpdatesOnlyTheRegion) {
+  const int r = 4;
+  const Box owned{{0, 0, 0}, {20, 20, 20}};
+  Field<float> prev(owned, r), vel(owned, r), next(owned, r);
+  for (Field<float>* f : {&prev, &vel, &next}) first_touch(*f, InitPolicy::first_touch, Blocking{});
+  fill_random(prev, 4);
+  fill_random(vel, 5);
+  fill_random(next, 6);
+  Field<float> before(owned, r);
+  first_touch(before, InitPolicy::serial, Blocking{});
+  fill_random(before, 6);
+  const Box region{{4, 5, 6}, {15, 14, 13}};
+  Kernel<float>(second_derivative_weights(r), Blocking{{8, 8, 8}}).update(prev, next, vel, region);
+  for (auto z = 0; z < 20; ++z)
+    for (auto y = 0; y < 20; ++y)
+      for (auto x = 0; x < 20; ++x)
+        if (!region.contains({x, y, z})) {
+          ASSERT_EQ(next.at(x, y, z), before.at(x, y, z));
+        }
+}
+
+TEST(Kernel, RejectsUnsupportedRadius) {
+  EXPECT_THROW(Kernel<float>(second_derivative_weights(3), Blocking{}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace wave3d
