@@ -9,7 +9,7 @@ namespace wave3d {
 class AlignedBuffer {
  public:
   AlignedBuffer() = default;
-  explicit AlignedBuffer(std::size_t bytes);  // throws std::bad_alloc naming the size on failure
+  explicit AlignedBuffer(std::size_t bytes);  // throws std::runtime_error naming the size on failure
   ~AlignedBuffer();
   AlignedBuffer(AlignedBuffer&& other) noexcept { swap(other); }
   AlignedBuffer& operator=(AlignedBuffer&& other) noexcept {

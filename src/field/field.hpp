@@ -29,6 +29,10 @@ class Field {
     ld1_ = round_up(xoff_ + owned.extent(0) + halo, per_line);
     ld2_ = owned.extent(1) + 2 * halo;
     plane_ = ld1_ * ld2_;
+    // A plane stride that is a multiple of 4 KiB maps all 2R+1 z-neighbours of a point to one L1
+    // set, far more than its ways: pad the plane to an odd number of cache lines modulo 4 KiB.
+    while (((plane_ * static_cast<std::int64_t>(sizeof(T))) / static_cast<std::int64_t>(kCacheLine)) % 2 == 0)
+      plane_ += per_line;
     size_ = plane_ * (owned.extent(2) + 2 * halo);
     buffer_ = AlignedBuffer(static_cast<std::size_t>(size_) * sizeof(T));
   }

@@ -15,7 +15,7 @@ void first_touch(Field<T>& field, InitPolicy policy, const Blocking& blocking) {
   const std::int64_t h = field.halo();
   const std::int64_t ld1 = field.row_stride();
   // Blocks on the faces of the owned box also take the halo, padding and row tails beyond them, so
-  // every allocated element is written exactly once by the thread whose block is nearest.
+  // every element a kernel or halo exchange can reach is written exactly once by the thread whose block is nearest.
   for_each_block(owned, blocking, [&](const Box& b) {
     const std::int64_t z0 = b.lo[2] == owned.lo[2] ? b.lo[2] - h : b.lo[2];
     const std::int64_t z1 = b.hi[2] == owned.hi[2] ? b.hi[2] + h : b.hi[2];

@@ -1,0 +1,1 @@
+target_sources(wave3d_mpi PRIVATE decomposition.cpp)

@@ -1,0 +1,1 @@
+target_sources(wave3d PRIVATE stream_command.cpp)

@@ -1,0 +1,300 @@
+#include "app/stream_command.hpp"
+
+#include <fmt/format.h>
+#include <hwloc.h>
+#include <mpi.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "probe/stream.hpp"
+#include "probe/stream_json.hpp"
+#include "runtime/byte_size.hpp"
+
+namespace wave3d::app {
+
+namespace {
+
+constexpr std::size_t mib = std::size_t{1} << 20;
+
+struct StreamCommandOptions {
+  std::string threads;  // "1,2,4-8"; empty = 1..omp_get_max_threads()
+  std::string init = "both";
+  std::size_t elements = 0;   // 0 = not given
+  std::size_t array_mib = 0;  // 0 = not given
+  int repetitions = 10;
+  std::string json;  // empty = no JSON file
+};
+
+int parse_positive(std::string_view text, std::string_view whole) {
+  int value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || end != text.data() + text.size() || value < 1)
+    throw std::invalid_argument(fmt::format("'{}' in '{}' is not a positive thread count", text, whole));
+  return value;
+}
+
+// "1,2,4-8" -> {1, 2, 4, 5, 6, 7, 8}, in the order written (the sweep runs in that order).
+std::vector<int> parse_thread_list(std::string_view text) {
+  std::vector<int> counts;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view item = text.substr(start, comma - start);
+    const std::size_t dash = item.find('-');
+    if (dash == std::string_view::npos) {
+      counts.push_back(parse_positive(item, text));
+    } else {
+      const int lo = parse_positive(item.substr(0, dash), text);
+      const int hi = parse_positive(item.substr(dash + 1), text);
+      if (hi < lo) throw std::invalid_argument(fmt::format("range '{}' in '{}' is descending", item, text));
+      for (int t = lo; t <= hi; ++t) counts.push_back(t);
+    }
+    start = comma + 1;
+  }
+  return counts;
+}
+
+struct LastLevelCache {
+  int level = 0;
+  int instances = 0;
+  std::size_t total_bytes = 0;    // summed over instances: what STREAM's 4x rule is about
+  std::size_t largest_bytes = 0;  // one instance
+};
+
+struct NodeFacts {
+  std::optional<LastLevelCache> llc;
+  int numa_nodes = 0;  // 0 = unknown
+};
+
+// The caches and NUMA nodes this process may use. hwloc's default topology leaves out PUs outside
+// our cpuset, so a job confined to a few cores of a big node sizes its arrays for its own caches.
+NodeFacts discover_node() {
+  NodeFacts facts;
+  hwloc_topology_t raw = nullptr;
+  if (hwloc_topology_init(&raw) != 0) return facts;
+  const std::unique_ptr<hwloc_topology, void (*)(hwloc_topology_t)> topology(raw, hwloc_topology_destroy);
+  if (hwloc_topology_load(raw) != 0) return facts;
+  facts.numa_nodes = std::max(0, hwloc_get_nbobjs_by_type(raw, HWLOC_OBJ_NUMANODE));
+  // The deepest level present is the last level; L1CACHE is data/unified (instruction caches are apart).
+  constexpr hwloc_obj_type_t levels[] = {HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE,
+                                         HWLOC_OBJ_L1CACHE};
+  for (hwloc_obj_type_t type : levels) {
+    const int n = hwloc_get_nbobjs_by_type(raw, type);
+    if (n <= 0) continue;
+    LastLevelCache llc;
+    llc.instances = n;
+    for (int i = 0; i < n; ++i) {
+      const hwloc_obj_t obj = hwloc_get_obj_by_type(raw, type, static_cast<unsigned>(i));
+      llc.level = static_cast<int>(obj->attr->cache.depth);
+      llc.total_bytes += obj->attr->cache.size;
+      llc.largest_bytes = std::max<std::size_t>(llc.largest_bytes, obj->attr->cache.size);
+    }
+    if (llc.total_bytes > 0) facts.llc = llc;
+    break;
+  }
+  return facts;
+}
+
+std::string_view proc_bind_name(omp_proc_bind_t bind) {
+  switch (bind) {
+    case omp_proc_bind_false: return "false";
+    case omp_proc_bind_true: return "true";
+    case omp_proc_bind_master: return "primary";
+    case omp_proc_bind_close: return "close";
+    case omp_proc_bind_spread: return "spread";
+  }
+  return "?";
+}
+
+std::string describe_llc(const std::optional<LastLevelCache>& llc) {
+  if (!llc) return "LLC unknown";
+  if (llc->instances == 1) return fmt::format("LLC L{} {}", llc->level, format_bytes(llc->total_bytes));
+  return fmt::format("LLC L{} {} ({} x {})", llc->level, format_bytes(llc->total_bytes), llc->instances,
+                     format_bytes(llc->largest_bytes));
+}
+
+void print_table_header(InitPolicy policy) {
+  fmt::print("\ninit {}\n", stream_policy_name(policy));
+  fmt::print("{:>7} {:>10} {:>10} {:>10} {:>10} {:>12} {:>8}\n", "threads", "copy", "scale", "add", "triad",
+             "triad median", "triad");
+  fmt::print("{:>7} {:>10} {:>10} {:>10} {:>10} {:>12} {:>8}\n", "", "GB/s", "GB/s", "GB/s", "GB/s", "GB/s",
+             "speedup");
+}
+
+void print_row(const StreamSweep& sweep) {
+  const std::size_t i = sweep.runs.size() - 1;
+  const StreamResult& r = sweep.runs[i];
+  if (!r.valid) {
+    fmt::print("{:>7} FAILED: {}\n", r.threads, r.error);
+  } else {
+    const auto speedup = sweep.triad_speedup(i);
+    fmt::print("{:>7} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f} {:>12.1f} {:>8}\n", r.threads,
+               r[StreamKernel::copy].best_gbs, r[StreamKernel::scale].best_gbs, r[StreamKernel::add].best_gbs,
+               r[StreamKernel::triad].best_gbs, r[StreamKernel::triad].median_gbs,
+               speedup ? fmt::format("{:.2f}", *speedup) : std::string("-"));
+  }
+  if (r.threads != r.options.threads)
+    fmt::print("{:>7} (asked for {} threads; the OpenMP runtime gave {})\n", "", r.options.threads, r.threads);
+  std::fflush(stdout);  // rows of a long sweep appear as they are measured, even through mpiexec
+}
+
+// Everything rank 0 does. Returns the exit code: 0, or 1 when a run failed validation.
+int measure_and_report(const StreamCommandOptions& opt) {
+  const NodeFacts node = discover_node();
+  std::size_t elements = opt.elements;
+  if (opt.array_mib > 0) elements = opt.array_mib * mib / sizeof(double);
+  if (elements == 0)
+    elements = default_stream_elements(node.llc ? std::optional(node.llc->total_bytes) : std::nullopt);
+
+  std::vector<int> thread_counts;
+  if (opt.threads.empty()) {
+    for (int t = 1; t <= omp_get_max_threads(); ++t) thread_counts.push_back(t);
+  } else {
+    thread_counts = parse_thread_list(opt.threads);
+  }
+
+  std::vector<InitPolicy> policies;
+  if (opt.init != "serial") policies.push_back(InitPolicy::first_touch);
+  if (opt.init != "first-touch") policies.push_back(InitPolicy::serial);
+
+  // Opened before measuring so a bad path fails in a second, not after a sweep of minutes.
+  std::ofstream json_out;
+  if (!opt.json.empty()) {
+    json_out.open(opt.json);
+    if (!json_out) throw std::runtime_error(fmt::format("cannot open {} for writing", opt.json));
+  }
+
+  const std::size_t array_bytes = elements * sizeof(double);
+  const std::string_view bind = proc_bind_name(omp_get_proc_bind());
+  fmt::print("wave3d stream: 3 arrays of {} doubles, {} each, {} total; {}; NUMA nodes {}; OMP_PROC_BIND {}\n",
+             elements, format_bytes(array_bytes), format_bytes(3 * array_bytes), describe_llc(node.llc),
+             node.numa_nodes > 0 ? fmt::format("{}", node.numa_nodes) : std::string("unknown"), bind);
+  fmt::print("{} repetitions, first dropped; best rates unless marked; GB = 1e9 bytes; STREAM byte counts "
+             "(copy/scale 16 B, add/triad 24 B per element)\n",
+             opt.repetitions);
+  if (node.llc && array_bytes < 4 * node.llc->total_bytes)
+    fmt::print("note: arrays smaller than 4x the last-level cache; the rates include cache effects\n");
+  std::fflush(stdout);
+
+  const StreamOptions base{.elements = elements, .threads = 1, .policy = InitPolicy::first_touch,
+                           .repetitions = opt.repetitions};
+  bool all_valid = true;
+  nlohmann::json sweeps = nlohmann::json::object();
+  for (InitPolicy policy : policies) {
+    print_table_header(policy);
+    StreamOptions o = base;
+    o.policy = policy;
+    const StreamSweep sweep = sweep_threads(o, thread_counts, print_row);
+    for (const StreamResult& r : sweep.runs) all_valid = all_valid && r.valid;
+    sweeps[std::string(stream_policy_name(policy))] = sweep;
+  }
+
+  if (json_out.is_open()) {
+    nlohmann::json doc{{"command", "stream"},
+                       {"elements", elements},
+                       {"bytes_per_array", array_bytes},
+                       {"repetitions", opt.repetitions},
+                       {"numa_nodes", node.numa_nodes},
+                       {"omp_proc_bind", std::string(bind)},
+                       {"llc", nullptr},
+                       {"valid", all_valid},
+                       {"sweeps", sweeps}};
+    if (node.llc) {
+      doc["llc"] = {{"level", node.llc->level},
+                    {"instances", node.llc->instances},
+                    {"total_bytes", node.llc->total_bytes},
+                    {"largest_bytes", node.llc->largest_bytes}};
+    }
+    json_out << doc.dump(2) << '\n';
+    json_out.close();
+    if (!json_out) throw std::runtime_error(fmt::format("cannot write {}", opt.json));
+  }
+  return all_valid ? 0 : 1;
+}
+
+// The other ranks wait for rank 0's exit code without spinning: a blocking collective would poll
+// the network at full speed and, on the same node, take a core and bandwidth from the measurement.
+int wait_for_root(MPI_Comm comm, int code_from_root_or_own, int rank) {
+  int code = code_from_root_or_own;
+  MPI_Request request;
+  MPI_Ibcast(&code, 1, MPI_INT, 0, comm, &request);
+  if (rank == 0) {
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    return code;
+  }
+  int done = 0;
+  for (MPI_Test(&request, &done, MPI_STATUS_IGNORE); !done; MPI_Test(&request, &done, MPI_STATUS_IGNORE))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return code;
+}
+
+}  // namespace
+
+Command add_stream_command(CLI::App& parent) {
+  auto opt = std::make_shared<StreamCommandOptions>();
+  CLI::App* cli = parent.add_subcommand("stream", "Measure the node's memory bandwidth (STREAM copy, scale, add, "
+                                                  "triad) over a sweep of OpenMP thread counts");
+  cli->add_option("--threads", opt->threads,
+                  "Thread counts to sweep: a list such as 1,2,4 and ranges such as 1-8 "
+                  "(default 1 to the OpenMP maximum)")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            try {
+              parse_thread_list(text);
+              return std::string();
+            } catch (const std::invalid_argument& e) {
+              return std::string(e.what());
+            }
+          },
+          "LIST", "thread list"));
+  cli->add_option("--init", opt->init, "Page placement of the arrays: first-touch, serial or both")
+      ->check(CLI::IsMember({"first-touch", "serial", "both"}))
+      ->capture_default_str();
+  auto* elements = cli->add_option("--elements", opt->elements, "Elements (doubles) per array")
+                       ->check(CLI::PositiveNumber);
+  cli->add_option("--array-mib", opt->array_mib, "MiB per array (default: 4x the last-level cache, at least 64)")
+      ->check(CLI::PositiveNumber)
+      ->excludes(elements);
+  cli->add_option("--repetitions", opt->repetitions, "Repetitions of each kernel; the first is a warm-up")
+      ->check(CLI::Range(2, stream_max_repetitions))
+      ->capture_default_str();
+  cli->add_option("--json", opt->json, "Also write every result to this JSON file");
+
+  Command command;
+  command.cli = cli;
+  command.run = [opt](MPI_Comm comm) {
+    int rank = 0;
+    int size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int code = 0;
+    if (rank == 0) {
+      if (size > 1) fmt::print("wave3d stream: rank 0 measures; the other {} ranks wait idle\n", size - 1);
+      try {
+        code = measure_and_report(*opt);
+      } catch (const std::exception& e) {
+        std::fflush(stdout);
+        fmt::print(stderr, "wave3d stream: error: {}\n", e.what());
+        code = 2;
+      }
+    }
+    return size > 1 ? wait_for_root(comm, code, rank) : code;
+  };
+  return command;
+}
+
+}  // namespace wave3d::app
