@@ -33,7 +33,7 @@ struct OutputSettings {
 };
 
 struct RunConfig {
-  Grid grid{{64, 64, 64}, 1.0, Boundary::periodic, 8};
+  Grid grid{{64, 64, 64}, 10.0, Boundary::periodic, 8};
   Precision precision = Precision::single;
   Physics physics{};
   Blocking blocking{};

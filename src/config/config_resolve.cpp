@@ -1,0 +1,126 @@
+#include "config/config_resolve.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "config/config_error.hpp"
+#include "config/config_value.hpp"
+#include "config/enum_names.hpp"
+#include "stencil/coefficients.hpp"
+
+namespace wave3d {
+
+namespace {
+
+constexpr std::string_view kDefaultOrigin = "default";
+
+// "key = value (origin)", how a message refers to a key other than the one it leads with.
+std::string given(const Settings& settings, std::string_view key) {
+  const Setting& s = settings.find(key)->second;
+  return fmt::format("{} = {} ({})", key, value_text(s.value), s.origin);
+}
+
+// "origin: key = value", the start of every message, naming the key the rule blames.
+std::string lead(const Settings& settings, std::string_view key) {
+  const Setting& s = settings.find(key)->second;
+  return fmt::format("{}: {} = {}", s.origin, key, value_text(s.value));
+}
+
+ConfigValue default_value(const KeySpec& spec) {
+  const toml::table document = parse_toml_text(fmt::format("v = {}", spec.default_toml), kDefaultOrigin);
+  return check_value(spec, *document.get("v"), kDefaultOrigin);
+}
+
+void check_mode_needs_periodic(const RunConfig& c, const Settings& s) {
+  if (c.initial.kind != InitialKind::mode || c.grid.boundary == Boundary::periodic) return;
+  throw ConfigError(fmt::format(
+      "{} requires grid.boundary = \"periodic\" (the mode's exact solution is periodic), but {}; allowed with "
+      "zero boundaries: init.condition = \"seed-cube\", \"ricker\"",
+      lead(s, "init.condition"), given(s, "grid.boundary")));
+}
+
+void check_grid_fits_stencil(const RunConfig& c, const Settings& s) {
+  // Periodic: the halo exchange wraps at most once, so an axis needs at least R points. Zero: the
+  // outer R layer is fixed, so at least one point must remain to update.
+  const bool periodic = c.grid.boundary == Boundary::periodic;
+  const std::int64_t minimum = periodic ? c.grid.radius : 2 * std::int64_t{c.grid.radius} + 1;
+  for (std::int64_t n : c.grid.n)
+    if (n < minimum)
+      throw ConfigError(fmt::format("{} is too small for {} with {}; allowed: each grid.n >= {}{}", lead(s, "grid.n"),
+                                    given(s, "stencil.radius"), given(s, "grid.boundary"), minimum,
+                                    periodic ? "" : " (2*radius+1)"));
+}
+
+void check_source_inside(const RunConfig& c, const Settings& s) {
+  // With zero boundaries the outer R layer is never updated, so a source there would just pile up.
+  const Box updated = c.grid.updated();
+  if (updated.contains(c.initial.source)) return;
+  throw ConfigError(fmt::format(
+      "{} is outside the updated points of {} with {}; allowed: {} <= position < n{} on each axis",
+      lead(s, "source.position"), given(s, "grid.n"), given(s, "grid.boundary"), updated.lo[0],
+      c.grid.boundary == Boundary::periodic ? std::string() : fmt::format(" - {}", c.grid.radius)));
+}
+
+// x rounded down to 6 significant digits, so the "largest stable dt" printed is itself stable.
+double round_down_6(double x) {
+  const double unit = std::pow(10.0, std::floor(std::log10(x)) - 5);
+  return std::floor(x / unit) * unit;
+}
+
+void check_courant(const RunConfig& c, const Settings& s) {
+  const double courant = c.physics.velocity * c.physics.dt / c.grid.spacing;
+  const double limit = courant_limit(second_derivative_weights(c.grid.radius));
+  if (courant <= limit) return;
+  throw ConfigError(fmt::format(
+      "{} is unstable: Courant number velocity*dt/spacing = {:.6g} exceeds the limit {:.6g} for {}; allowed: "
+      "physics.dt <= {:.6g} s, the largest stable dt for {} and {}",
+      lead(s, "physics.dt"), courant, limit, given(s, "stencil.radius"),
+      round_down_6(limit * c.grid.spacing / c.physics.velocity), given(s, "physics.velocity"),
+      given(s, "grid.spacing")));
+}
+
+void check_exact_needs_mode(const RunConfig& c, const Settings& s) {
+  if (c.verify != VerifyMethod::exact || c.initial.kind == InitialKind::mode) return;
+  throw ConfigError(fmt::format(
+      "{} requires init.condition = \"mode\" (the only condition with a known exact solution), but {}; allowed: "
+      "verify.method = \"auto\", \"none\"",
+      lead(s, "verify.method"), given(s, "init.condition")));
+}
+
+constexpr CrossKeyRule kRules[] = {
+    {R"(init.condition = "mode" needs grid.boundary = "periodic".)", check_mode_needs_periodic},
+    {R"(Every grid.n >= stencil.radius with periodic boundaries, >= 2*stencil.radius+1 with zero boundaries.)",
+     check_grid_fits_stencil},
+    {R"(source.position is an updated point: 0 <= p < n (periodic) or R <= p < n-R (zero boundaries).)",
+     check_source_inside},
+    {R"(Stability: physics.velocity*physics.dt/grid.spacing <= the Courant limit of stencil.radius.)",
+     check_courant},
+    {R"(verify.method = "exact" needs init.condition = "mode".)", check_exact_needs_mode},
+};
+
+}  // namespace
+
+std::span<const CrossKeyRule> cross_key_rules() { return kRules; }
+
+RunConfig resolve_run_config(const Settings& settings) {
+  Settings complete = settings;
+  RunConfig config;
+  for (const KeySpec& spec : config_schema()) {
+    auto it = complete.find(spec.key);
+    if (it == complete.end()) {
+      if (spec.default_toml.empty()) continue;  // derived below
+      it = complete.emplace(std::string(spec.key), Setting{default_value(spec), std::string(kDefaultOrigin)}).first;
+    }
+    spec.apply(config, it->second.value);
+  }
+  if (!complete.contains("source.position")) {
+    const Index3& n = config.grid.n;
+    config.initial.source = {n[0] / 2, n[1] / 2, n[2] / 2};
+    complete.emplace("source.position", Setting{config.initial.source, "default: grid centre"});
+  }
+  for (const CrossKeyRule& rule : kRules) rule.check(config, complete);
+  return config;
+}
+
+}  // namespace wave3d

@@ -1,0 +1,303 @@
+#include "config/config_schema.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "config/enum_names.hpp"
+#include "stencil/coefficients.hpp"
+
+namespace wave3d {
+
+namespace {
+
+// Accessors for apply/read. The loader has already checked the value against the key's kind, so
+// std::get cannot throw here.
+int as_int(const ConfigValue& v) { return static_cast<int>(std::get<std::int64_t>(v)); }
+double as_real(const ConfigValue& v) { return std::get<double>(v); }
+bool as_bool(const ConfigValue& v) { return std::get<bool>(v); }
+const std::string& as_text(const ConfigValue& v) { return std::get<std::string>(v); }
+Index3 as_int3(const ConfigValue& v) { return std::get<Index3>(v); }
+template <typename E>
+E as_enum(const ConfigValue& v) {
+  return *enum_from_name<E>(std::get<std::string>(v));  // the word was checked against words_of<E>
+}
+template <typename E>
+ConfigValue word(E e) {
+  return std::string(enum_name(e));
+}
+template <typename E>
+constexpr std::span<const std::string_view> words_of() {
+  return EnumNames<E>::names;
+}
+
+// RunConfig keeps counts in int; larger values must be rejected, not truncated.
+constexpr double kIntMax = std::numeric_limits<int>::max();
+
+constexpr KeySpec kSchema[] = {
+    // [grid]
+    {.key = "grid.n",
+     .kind = ValueKind::int3,
+     .default_toml = "[64, 64, 64]",
+     .min = 1,
+     .doc = "Global grid points per axis (n1, n2, n3), x fastest.",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.grid.n = as_int3(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return c.grid.n; }},
+    {.key = "grid.spacing",
+     .kind = ValueKind::real,
+     .default_toml = "10.0",
+     .min = 0,
+     .min_exclusive = true,
+     .doc = "Distance between neighbouring points in metres, the same on every axis.",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.grid.spacing = as_real(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return c.grid.spacing; }},
+    {.key = "grid.boundary",
+     .kind = ValueKind::string,
+     .default_toml = R"("periodic")",
+     .words = words_of<Boundary>(),
+     .doc = R"("periodic" wraps around; "zero" holds the outer stencil.radius layer of points at 0.)",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.grid.boundary = as_enum<Boundary>(v); },
+     .read = [](const RunConfig& c) { return word(c.grid.boundary); }},
+    // [stencil]
+    {.key = "stencil.radius",
+     .kind = ValueKind::integer,
+     .default_toml = "8",
+     .numbers = kSupportedRadii,
+     .doc = "Stencil half-length R; the scheme is of order 2R in space.",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.grid.radius = as_int(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return std::int64_t{c.grid.radius}; }},
+    {.key = "stencil.precision",
+     .kind = ValueKind::string,
+     .default_toml = R"("single")",
+     .words = words_of<Precision>(),
+     .doc = "Floating-point type of the fields.",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.precision = as_enum<Precision>(v); },
+     .read = [](const RunConfig& c) { return word(c.precision); }},
+    // [physics]
+    {.key = "physics.velocity",
+     .kind = ValueKind::real,
+     .default_toml = "1500.0",
+     .min = 0,
+     .min_exclusive = true,
+     .doc = "Wave speed in m/s, uniform over the grid.",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.physics.velocity = as_real(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return c.physics.velocity; }},
+    {.key = "physics.dt",
+     .kind = ValueKind::real,
+     .default_toml = "0.001",
+     .min = 0,
+     .min_exclusive = true,
+     .doc = "Time step in seconds; velocity*dt/spacing must stay within the stability (CFL) limit.",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.physics.dt = as_real(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return c.physics.dt; }},
+    // [blocking]
+    {.key = "blocking.size",
+     .kind = ValueKind::int3,
+     .default_toml = "[0, 16, 64]",
+     .min = 0,
+     .doc = "Cache-block size of the kernel's loops per axis (x, y, z); 0 = the whole axis.",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.blocking.size = as_int3(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return c.blocking.size; }},
+    // [init]
+    {.key = "init.policy",
+     .kind = ValueKind::string,
+     .default_toml = R"("first-touch")",
+     .words = words_of<InitPolicy>(),
+     .doc = R"(Who writes each page first: the threads that compute it ("first-touch") or one thread.)",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.init_policy = as_enum<InitPolicy>(v); },
+     .read = [](const RunConfig& c) { return word(c.init_policy); }},
+    {.key = "init.condition",
+     .kind = ValueKind::string,
+     .default_toml = R"("mode")",
+     .words = words_of<InitialKind>(),
+     .doc = R"(Initial field: a standing Fourier "mode" (exact solution known), ISO3DFD's "seed-cube", )"
+            R"(or a "ricker" point source.)",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.initial.kind = as_enum<InitialKind>(v); },
+     .read = [](const RunConfig& c) { return word(c.initial.kind); }},
+    {.key = "init.amplitude",
+     .kind = ValueKind::real,
+     .default_toml = "1.0",
+     .doc = "Peak value of the mode, or amplitude of the Ricker source.",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.initial.amplitude = as_real(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return c.initial.amplitude; }},
+    {.key = "init.wave",
+     .kind = ValueKind::int3,
+     .default_toml = "[1, 1, 1]",
+     .doc = "mode: whole periods of the mode along x, y, z.",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.initial.wave = as_int3(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return Index3(c.initial.wave); }},
+    // [source]
+    {.key = "source.position",
+     .kind = ValueKind::int3,
+     .default_toml = "",
+     .min = 0,
+     .doc = "ricker: source point in global indices; absent = the grid centre (n1/2, n2/2, n3/2).",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.initial.source = as_int3(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return c.initial.source; }},
+    {.key = "source.frequency",
+     .kind = ValueKind::real,
+     .default_toml = "10.0",
+     .min = 0,
+     .min_exclusive = true,
+     .doc = "ricker: peak frequency of the wavelet in Hz.",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.initial.frequency = as_real(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return c.initial.frequency; }},
+    // [run]
+    {.key = "run.steps",
+     .kind = ValueKind::integer,
+     .default_toml = "100",
+     .min = 1,
+     .max = kIntMax,
+     .doc = "Number of time steps.",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.steps = as_int(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return std::int64_t{c.steps}; }},
+    {.key = "run.check_every",
+     .kind = ValueKind::integer,
+     .default_toml = "10",
+     .min = 1,
+     .max = kIntMax,
+     .doc = "Test the field for NaN/Inf every this many steps (1 = every step).",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.check_every = as_int(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return std::int64_t{c.check_every}; }},
+    {.key = "run.threads",
+     .kind = ValueKind::integer,
+     .default_toml = "0",
+     .min = 0,
+     .max = kIntMax,
+     .doc = "OpenMP threads per rank; 0 = the OpenMP default (OMP_NUM_THREADS).",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.threads = as_int(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return std::int64_t{c.threads}; }},
+    {.key = "run.progress",
+     .kind = ValueKind::string,
+     .default_toml = R"("auto")",
+     .words = words_of<ProgressMode>(),
+     .doc = R"(Progress display; "auto" = a live line on a terminal, plain lines otherwise, none for short runs.)",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.progress = as_enum<ProgressMode>(v); },
+     .read = [](const RunConfig& c) { return word(c.progress); }},
+    // [verify]
+    {.key = "verify.method",
+     .kind = ValueKind::string,
+     .default_toml = R"("auto")",
+     .words = words_of<VerifyMethod>(),
+     .doc = R"("exact" compares with the exact discrete solution (mode only); "auto" = exact for mode, else none.)",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.verify = as_enum<VerifyMethod>(v); },
+     .read = [](const RunConfig& c) { return word(c.verify); }},
+    {.key = "verify.tolerance",
+     .kind = ValueKind::real,
+     .default_toml = "0.0",
+     .min = 0,
+     .doc = "Largest absolute error exact verification accepts; 0 = derived from the precision.",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.verify_tolerance = as_real(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return c.verify_tolerance; }},
+    // [output]
+    {.key = "output.directory",
+     .kind = ValueKind::string,
+     .default_toml = R"("results/runs")",
+     .doc = "Parent directory of the per-run result directory.",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.output.directory = as_text(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return c.output.directory; }},
+    {.key = "output.name",
+     .kind = ValueKind::string,
+     .default_toml = R"("")",
+     .doc = "Name of the per-run directory; empty = timestamp and host name.",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.output.name = as_text(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return c.output.name; }},
+    {.key = "output.steps_csv",
+     .kind = ValueKind::boolean,
+     .default_toml = "true",
+     .doc = "Write per-step timings to steps.csv in the run directory.",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.output.steps_csv = as_bool(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return c.output.steps_csv; }},
+};
+
+// Plain Levenshtein distance; key names are short, so the O(n*m) table is negligible.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string_view leaf_name(std::string_view key) {
+  const auto dot = key.rfind('.');
+  return dot == std::string_view::npos ? key : key.substr(dot + 1);
+}
+
+std::string format_bound(double v) { return v == kIntMax ? fmt::format("{}", static_cast<int>(v)) : fmt::format("{}", v); }
+
+std::string range_text(const KeySpec& spec) {
+  const bool has_min = std::isfinite(spec.min), has_max = std::isfinite(spec.max);
+  if (has_min && has_max) return fmt::format("from {} to {}", format_bound(spec.min), format_bound(spec.max));
+  if (has_min) return fmt::format("{} {}", spec.min_exclusive ? ">" : ">=", format_bound(spec.min));
+  if (has_max) return fmt::format("<= {}", format_bound(spec.max));
+  return {};
+}
+
+}  // namespace
+
+std::span<const KeySpec> config_schema() { return kSchema; }
+
+const KeySpec* find_key_spec(std::string_view key) {
+  for (const KeySpec& spec : kSchema)
+    if (spec.key == key) return &spec;
+  return nullptr;
+}
+
+std::optional<std::string_view> closest_key(std::string_view key) {
+  // Allow roughly one typo per four characters (at least two), so "stencil.raduis" finds
+  // "stencil.radius" but unrelated names are not suggested.
+  const std::size_t limit = std::max<std::size_t>(2, key.size() / 4);
+  std::optional<std::string_view> best;
+  std::size_t best_distance = limit + 1;
+  for (const KeySpec& spec : kSchema) {
+    const std::size_t d = edit_distance(key, spec.key);
+    if (d < best_distance) {
+      best = spec.key;
+      best_distance = d;
+    }
+  }
+  if (best) return best;
+  // The right name in the wrong section ("grid.radius", or "steps" outside any table).
+  for (const KeySpec& spec : kSchema)
+    if (leaf_name(spec.key) == leaf_name(key)) return spec.key;
+  return std::nullopt;
+}
+
+std::string_view kind_text(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::integer: return "integer";
+    case ValueKind::real: return "number";
+    case ValueKind::boolean: return "boolean";
+    case ValueKind::string: return "string";
+    case ValueKind::int3: return "array of 3 integers";
+  }
+  return "?";
+}
+
+std::string allowed_text(const KeySpec& spec) {
+  switch (spec.kind) {
+    case ValueKind::boolean: return "true, false";
+    case ValueKind::string:
+      if (spec.words.empty()) return "any string";
+      return fmt::format("\"{}\"", fmt::join(spec.words, "\", \""));
+    case ValueKind::integer:
+      if (!spec.numbers.empty()) return fmt::format("{}", fmt::join(spec.numbers, ", "));
+      return range_text(spec).empty() ? "any integer" : "integer " + range_text(spec);
+    case ValueKind::real: return range_text(spec).empty() ? "any finite number" : "number " + range_text(spec);
+    case ValueKind::int3:
+      return range_text(spec).empty() ? "3 integers" : "3 integers, each " + range_text(spec);
+  }
+  return {};
+}
+
+}  // namespace wave3d

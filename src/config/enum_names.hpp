@@ -1,0 +1,65 @@
+#pragma once
+// The TOML spelling of every enumerated setting, indexed by the enumerator's value. These arrays are
+// the only place the words are written: the schema takes its allowed values from them and the JSON
+// and help text print them, so parsing and printing cannot disagree.
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+#include "config/run_config.hpp"
+
+namespace wave3d {
+
+template <typename E>
+struct EnumNames;  // specialised below: static constexpr std::array<std::string_view, N> names
+
+template <>
+struct EnumNames<Boundary> {
+  static constexpr std::array<std::string_view, 2> names{"zero", "periodic"};
+};
+template <>
+struct EnumNames<Precision> {
+  static constexpr std::array<std::string_view, 2> names{"single", "double"};
+};
+template <>
+struct EnumNames<InitPolicy> {
+  static constexpr std::array<std::string_view, 2> names{"first-touch", "serial"};
+};
+template <>
+struct EnumNames<InitialKind> {
+  static constexpr std::array<std::string_view, 3> names{"seed-cube", "mode", "ricker"};
+};
+template <>
+struct EnumNames<ProgressMode> {
+  static constexpr std::array<std::string_view, 4> names{"auto", "live", "plain", "off"};
+};
+template <>
+struct EnumNames<VerifyMethod> {
+  static constexpr std::array<std::string_view, 3> names{"auto", "exact", "none"};
+};
+
+// Indexing by enumerator value relies on each list following the enum's declaration order. These tie
+// each list's length to the enum's last enumerator, so a removed or renamed enumerator fails to
+// compile; one appended at the end must be added to its list and named here.
+static_assert(static_cast<std::size_t>(Boundary::periodic) + 1 == EnumNames<Boundary>::names.size());
+static_assert(static_cast<std::size_t>(Precision::double_) + 1 == EnumNames<Precision>::names.size());
+static_assert(static_cast<std::size_t>(InitPolicy::serial) + 1 == EnumNames<InitPolicy>::names.size());
+static_assert(static_cast<std::size_t>(InitialKind::ricker) + 1 == EnumNames<InitialKind>::names.size());
+static_assert(static_cast<std::size_t>(ProgressMode::off) + 1 == EnumNames<ProgressMode>::names.size());
+static_assert(static_cast<std::size_t>(VerifyMethod::none) + 1 == EnumNames<VerifyMethod>::names.size());
+
+template <typename E>
+constexpr std::string_view enum_name(E value) {
+  return EnumNames<E>::names[static_cast<std::size_t>(value)];
+}
+
+template <typename E>
+constexpr std::optional<E> enum_from_name(std::string_view name) {
+  const auto& names = EnumNames<E>::names;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<E>(i);
+  return std::nullopt;
+}
+
+}  // namespace wave3d
