@@ -6,13 +6,16 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace wave3d::app {
 
 struct Command {
   CLI::App* cli = nullptr;
-  // Runs the command on every rank of comm; returns the process exit code.
-  std::function<int(MPI_Comm comm)> run;
+  // Runs the command on every rank of comm; returns the process exit code. command_line is argv as
+  // given, for the provenance record.
+  std::function<int(MPI_Comm comm, const std::vector<std::string>& command_line)> run;
 };
 
 }  // namespace wave3d::app

@@ -1,1 +1,52 @@
-int main() { return 0; }
+// wave3d: an ISO3DFD-style acoustic wave stencil, MPI across ranks, OpenMP within a rank.
+// main only sets up MPI, reads the command line and hands over to one subcommand.
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "app/command.hpp"
+#include "app/run_command.hpp"
+#include "app/stream_command.hpp"
+#include "config/config_error.hpp"
+#include "mpi/collective.hpp"
+#include "mpi/environment.hpp"
+#include "output/build_info.hpp"
+
+int main(int argc, char** argv) {
+  using namespace wave3d;
+  // MPI_THREAD_MULTIPLE is asked for so a progress thread can drive communication; a run that does
+  // not need it works with whatever level the library provides.
+  mpi::Environment environment(&argc, &argv, MPI_THREAD_MULTIPLE);
+  const int rank = environment.world_rank();
+
+  CLI::App cli{"wave3d: hybrid MPI+OpenMP acoustic wave stencil mini-app", "wave3d"};
+  cli.set_version_flag("--version", std::string("wave3d ") + build_info::version);
+  cli.require_subcommand(1);
+  const std::vector<app::Command> commands = {app::add_run_command(cli), app::add_stream_command(cli)};
+
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Every rank parsed the same arguments and reached the same verdict; only rank 0 speaks.
+    if (rank == 0) return cli.exit(e);
+    return e.get_exit_code();
+  }
+
+  for (const app::Command& command : commands) {
+    if (!command.cli->parsed()) continue;
+    try {
+      return command.run(MPI_COMM_WORLD, std::vector<std::string>(argv, argv + argc));
+    } catch (const mpi::CollectiveError& e) {
+      // Every rank holds the same message; rank 0 prints it once.
+      if (rank == 0) std::fprintf(stderr, "wave3d: error: %s\n", e.what());
+      return 2;
+    } catch (const std::exception& e) {
+      // A failure on this rank alone: the others may be waiting on it, so end the whole job.
+      mpi::abort_job(MPI_COMM_WORLD, e.what());
+    }
+  }
+  return 2;
+}

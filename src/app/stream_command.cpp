@@ -276,7 +276,7 @@ Command add_stream_command(CLI::App& parent) {
 
   Command command;
   command.cli = cli;
-  command.run = [opt](MPI_Comm comm) {
+  command.run = [opt](MPI_Comm comm, const std::vector<std::string>&) {
     int rank = 0;
     int size = 1;
     MPI_Comm_rank(comm, &rank);

@@ -1,0 +1,20 @@
+#include "app/config_broadcast.hpp"
+
+#include "config/config_json.hpp"
+#include "config/config_loader.hpp"
+#include "mpi/collective.hpp"
+
+namespace wave3d::app {
+
+RunConfig load_config_on_root(MPI_Comm comm, const std::optional<std::string>& path,
+                              const std::vector<std::string>& overrides) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string text;
+  mpi::collectively(comm, [&] {
+    if (rank == 0) text = config_to_json(load_run_config(path, overrides)).dump();
+  });
+  return config_from_json(nlohmann::json::parse(mpi::broadcast_string(comm, text, 0)));
+}
+
+}  // namespace wave3d::app

@@ -1,0 +1,98 @@
+#include "app/run_command.hpp"
+
+#include <omp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "app/config_broadcast.hpp"
+#include "app/run_report.hpp"
+#include "app/time_loop.hpp"
+#include "config/config_help.hpp"
+#include "mpi/collective.hpp"
+#include "mpi/environment.hpp"
+#include "output/provenance.hpp"
+#include "output/result_files.hpp"
+#include "runtime/machine_info.hpp"
+
+namespace wave3d::app {
+namespace {
+
+struct RunOptions {
+  std::optional<std::string> config_path;
+  std::vector<std::string> overrides;
+  std::vector<std::string> command_line;
+};
+
+int exit_code_for(const RunOutcome& outcome) {
+  return outcome.verification.status == VerificationStatus::failed ? 1 : 0;
+}
+
+int execute_run(const RunOptions& options, MPI_Comm comm) {
+  const auto started = std::chrono::system_clock::now();
+  int rank = 0, size = 1, provided = MPI_THREAD_SINGLE;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  MPI_Query_thread(&provided);
+
+  // 1. Configuration: parsed on rank 0, validated, broadcast.
+  const RunConfig config = load_config_on_root(comm, options.config_path, options.overrides);
+  if (config.threads > 0) omp_set_num_threads(config.threads);
+
+  // 2. Where the results go: created before any work, so a bad path costs nothing.
+  std::filesystem::path run_dir;
+  mpi::collectively(comm, [&] {
+    if (rank == 0) run_dir = create_run_directory(config.output.directory, config.output.name, started);
+  });
+
+  // 3. Where this process runs, and the header.
+  const ThreadBinding binding = report_thread_binding();
+  const MachineInfo machine = collect_machine_info();
+  RunContext context{size, omp_get_max_threads(), mpi::thread_level_name(provided), mpi::library_version(),
+                     topology_summary(machine)};
+  if (rank == 0) {
+    std::fputs(format_header(config, context, binding).c_str(), stdout);
+    std::fflush(stdout);
+  }
+
+  // 4. The time loop, in the precision asked for.
+  const RunOutcome outcome = config.precision == Precision::single ? run_time_loop<float>(config, comm)
+                                                                   : run_time_loop<double>(config, comm);
+
+  // 5. Results: summary on stdout, run.json and steps.csv written atomically by rank 0.
+  mpi::collectively(comm, [&] {
+    if (rank != 0) return;
+    std::fputs(format_summary(config, outcome).c_str(), stdout);
+    const MpiFacts facts{context.mpi_library, context.mpi_thread_level, size};
+    const auto document = run_document(config, context, binding, outcome,
+                                       collect_provenance(facts, options.command_line, started));
+    if (config.output.steps_csv) write_steps_csv(run_dir / kStepsCsvName, outcome.step_times);
+    write_json_atomically(run_dir / kRunJsonName, document);
+    std::printf("results:     %s\n", run_dir.string().c_str());
+    std::fflush(stdout);
+  });
+  return exit_code_for(outcome);
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& parent) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* cli = parent.add_subcommand("run", "Run the wave stencil on a config and verify the result");
+  cli->add_option("config", options->config_path,
+                  "TOML config file (default: the built-in configs/default.toml)");
+  cli->add_option("--set", options->overrides, "Override one config key, e.g. --set grid.n=256,256,128 (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cli->footer("\nConfiguration keys (TOML file or --set):\n" + config_help_text());
+  return {cli, [options](MPI_Comm comm, const std::vector<std::string>& command_line) {
+            RunOptions o = *options;
+            o.command_line = command_line;
+            return execute_run(o, comm);
+          }};
+}
+
+}  // namespace wave3d::app

@@ -1,0 +1,48 @@
+#pragma once
+// What one run produced, as plain values: filled by the time loop, printed by the report and
+// written to run.json. Values combined over ranks are already combined (rank 0 holds the truth).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/step_times.hpp"
+
+namespace wave3d::app {
+
+enum class VerificationStatus { verified, not_verified, failed };
+
+struct Verification {
+  VerificationStatus status = VerificationStatus::not_verified;
+  std::string method;  // "exact", "none"
+  std::optional<double> max_error;
+  std::optional<double> tolerance;
+  std::string detail;  // one line for the summary
+};
+
+struct RunOutcome {
+  int steps_done = 0;
+  double loop_seconds = 0.0;          // slowest rank's time loop
+  std::int64_t updated_points = 0;    // per step, whole grid
+  int flops_per_point = 0;
+  int bytes_per_point = 0;
+  std::uint64_t checksum = 0;
+  double l2_norm = 0.0;
+  Verification verification;
+  std::optional<std::string> failure;  // e.g. NaN detected: the run stopped early
+  std::vector<StepTimes> step_times;   // per rank (complete on rank 0 only)
+  // Memory of this rank (rank 0's on rank 0): the three fields, and RSS around them.
+  std::size_t field_bytes = 0;
+  std::optional<std::uint64_t> rss_before_fields;
+  std::optional<std::uint64_t> peak_rss;
+
+  double mpoints_per_second() const {
+    return loop_seconds > 0 ? static_cast<double>(updated_points) * steps_done / loop_seconds / 1e6 : 0.0;
+  }
+  double gflops() const { return mpoints_per_second() * flops_per_point / 1e3; }
+  double effective_gbytes_per_second() const { return mpoints_per_second() * bytes_per_point / 1e3; }
+};
+
+const char* status_word(VerificationStatus status);
+
+}  // namespace wave3d::app

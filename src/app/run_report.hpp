@@ -1,0 +1,32 @@
+#pragma once
+// What a run tells its user: the header before the time loop, the summary after it, and the
+// run.json document. Printing happens on rank 0 only; these functions just format.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "app/run_outcome.hpp"
+#include "config/run_config.hpp"
+#include "runtime/thread_binding.hpp"
+
+namespace wave3d::app {
+
+struct RunContext {
+  int ranks = 1;
+  int threads_per_rank = 1;
+  std::string mpi_thread_level;
+  std::string mpi_library;
+  std::string topology_summary;
+};
+
+std::string format_header(const RunConfig& config, const RunContext& context, const ThreadBinding& binding);
+std::string format_summary(const RunConfig& config, const RunOutcome& outcome);
+
+// The results document: resolved config, provenance, parallel set-up, binding, metrics, memory,
+// verification and checksum.
+nlohmann::json run_document(const RunConfig& config, const RunContext& context, const ThreadBinding& binding,
+                            const RunOutcome& outcome, const nlohmann::json& provenance);
+
+// "0x" followed by 16 hex digits.
+std::string checksum_text(std::uint64_t checksum);
+
+}  // namespace wave3d::app
