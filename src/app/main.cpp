@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/bench_command.hpp"
 #include "app/command.hpp"
 #include "app/run_command.hpp"
 #include "app/stream_command.hpp"
@@ -25,7 +26,8 @@ int main(int argc, char** argv) {
   CLI::App cli{"wave3d: hybrid MPI+OpenMP acoustic wave stencil mini-app", "wave3d"};
   cli.set_version_flag("--version", std::string("wave3d ") + build_info::version);
   cli.require_subcommand(1);
-  const std::vector<app::Command> commands = {app::add_run_command(cli), app::add_stream_command(cli)};
+  const std::vector<app::Command> commands = {app::add_run_command(cli), app::add_bench_command(cli),
+                                               app::add_stream_command(cli)};
 
   try {
     cli.parse(argc, argv);

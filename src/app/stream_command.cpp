@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include "app/thread_list.hpp"
+#include "mpi/quiet_wait.hpp"
 #include "probe/stream.hpp"
 #include "probe/stream_json.hpp"
 #include "runtime/byte_size.hpp"
@@ -38,35 +40,6 @@ struct StreamCommandOptions {
   int repetitions = 10;
   std::string json;  // empty = no JSON file
 };
-
-int parse_positive(std::string_view text, std::string_view whole) {
-  int value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc{} || end != text.data() + text.size() || value < 1)
-    throw std::invalid_argument(fmt::format("'{}' in '{}' is not a positive thread count", text, whole));
-  return value;
-}
-
-// "1,2,4-8" -> {1, 2, 4, 5, 6, 7, 8}, in the order written (the sweep runs in that order).
-std::vector<int> parse_thread_list(std::string_view text) {
-  std::vector<int> counts;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string_view item = text.substr(start, comma - start);
-    const std::size_t dash = item.find('-');
-    if (dash == std::string_view::npos) {
-      counts.push_back(parse_positive(item, text));
-    } else {
-      const int lo = parse_positive(item.substr(0, dash), text);
-      const int hi = parse_positive(item.substr(dash + 1), text);
-      if (hi < lo) throw std::invalid_argument(fmt::format("range '{}' in '{}' is descending", item, text));
-      for (int t = lo; t <= hi; ++t) counts.push_back(t);
-    }
-    start = comma + 1;
-  }
-  return counts;
-}
 
 struct LastLevelCache {
   int level = 0;
@@ -226,22 +199,6 @@ int measure_and_report(const StreamCommandOptions& opt) {
   return all_valid ? 0 : 1;
 }
 
-// The other ranks wait for rank 0's exit code without spinning: a blocking collective would poll
-// the network at full speed and, on the same node, take a core and bandwidth from the measurement.
-int wait_for_root(MPI_Comm comm, int code_from_root_or_own, int rank) {
-  int code = code_from_root_or_own;
-  MPI_Request request;
-  MPI_Ibcast(&code, 1, MPI_INT, 0, comm, &request);
-  if (rank == 0) {
-    MPI_Wait(&request, MPI_STATUS_IGNORE);
-    return code;
-  }
-  int done = 0;
-  for (MPI_Test(&request, &done, MPI_STATUS_IGNORE); !done; MPI_Test(&request, &done, MPI_STATUS_IGNORE))
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  return code;
-}
-
 }  // namespace
 
 Command add_stream_command(CLI::App& parent) {
@@ -251,16 +208,7 @@ Command add_stream_command(CLI::App& parent) {
   cli->add_option("--threads", opt->threads,
                   "Thread counts to sweep: a list such as 1,2,4 and ranges such as 1-8 "
                   "(default 1 to the OpenMP maximum)")
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            try {
-              parse_thread_list(text);
-              return std::string();
-            } catch (const std::invalid_argument& e) {
-              return std::string(e.what());
-            }
-          },
-          "LIST", "thread list"));
+      ->check(thread_list_validator());
   cli->add_option("--init", opt->init, "Page placement of the arrays: first-touch, serial or both")
       ->check(CLI::IsMember({"first-touch", "serial", "both"}))
       ->capture_default_str();
@@ -292,7 +240,7 @@ Command add_stream_command(CLI::App& parent) {
         code = 2;
       }
     }
-    return size > 1 ? wait_for_root(comm, code, rank) : code;
+    return size > 1 ? mpi::broadcast_int_quietly(comm, code, 0) : code;
   };
   return command;
 }

@@ -1,5 +1,7 @@
 #include "field/periodic_halo.hpp"
 
+#include <cstring>
+
 namespace wave3d {
 namespace {
 
@@ -8,33 +10,56 @@ std::int64_t wrap(std::int64_t i, std::int64_t n) {
   return r < 0 ? r + n : r;
 }
 
+// Ghost layer g (1..h) below and above the owned range [0, n) takes the owned layer one period away.
+struct GhostPair {
+  std::int64_t low_ghost, low_source, high_ghost, high_source;
+};
+GhostPair ghost_pair(std::int64_t n, std::int64_t g) { return {-g, wrap(-g, n), n - 1 + g, wrap(n - 1 + g, n)}; }
+
 }  // namespace
 
 template <typename T>
 void fill_periodic_halo(Field<T>& field, const Grid& grid) {
   const Box owned = field.owned();
   const std::int64_t h = field.halo();
-  Box span = owned;  // the range already valid; grows by the halo on each filled axis
-  for (int axis = 0; axis < 3; ++axis) {
-    if (owned.lo[axis] != 0 || owned.hi[axis] != grid.n[axis]) continue;
-    const std::int64_t n = grid.n[axis];
-    const int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
+  auto spans_axis = [&](int axis) { return owned.lo[axis] == 0 && owned.hi[axis] == grid.n[axis]; };
+  // The filled range grows by the halo on each periodic axis, so later axes also fill edges and corners.
+  Box span = owned;
+
+  if (spans_axis(0)) {  // x: a few elements at both ends of every row
 #pragma omp parallel for collapse(2) schedule(static)
-    for (std::int64_t j = span.lo[a2]; j < span.hi[a2]; ++j)
-      for (std::int64_t i = span.lo[a1]; i < span.hi[a1]; ++i)
+    for (std::int64_t z = span.lo[2]; z < span.hi[2]; ++z)
+      for (std::int64_t y = span.lo[1]; y < span.hi[1]; ++y) {
+        T* row = &field.at(0, y, z);
         for (std::int64_t g = 1; g <= h; ++g) {
-          Index3 lo_ghost{}, hi_ghost{}, lo_src{}, hi_src{};
-          lo_ghost[a1] = hi_ghost[a1] = lo_src[a1] = hi_src[a1] = i;
-          lo_ghost[a2] = hi_ghost[a2] = lo_src[a2] = hi_src[a2] = j;
-          lo_ghost[axis] = -g;
-          lo_src[axis] = wrap(-g, n);
-          hi_ghost[axis] = n - 1 + g;
-          hi_src[axis] = wrap(n - 1 + g, n);
-          field.at(lo_ghost[0], lo_ghost[1], lo_ghost[2]) = field.at(lo_src[0], lo_src[1], lo_src[2]);
-          field.at(hi_ghost[0], hi_ghost[1], hi_ghost[2]) = field.at(hi_src[0], hi_src[1], hi_src[2]);
+          const GhostPair p = ghost_pair(grid.n[0], g);
+          row[p.low_ghost] = row[p.low_source];
+          row[p.high_ghost] = row[p.high_source];
         }
-    span.lo[axis] -= h;
-    span.hi[axis] += h;
+      }
+    span.lo[0] -= h;
+    span.hi[0] += h;
+  }
+  const std::size_t row_bytes = static_cast<std::size_t>(span.extent(0)) * sizeof(T);
+  if (spans_axis(1)) {  // y: whole rows within each plane
+#pragma omp parallel for collapse(2) schedule(static)
+    for (std::int64_t z = span.lo[2]; z < span.hi[2]; ++z)
+      for (std::int64_t g = 1; g <= h; ++g) {
+        const GhostPair p = ghost_pair(grid.n[1], g);
+        std::memcpy(&field.at(span.lo[0], p.low_ghost, z), &field.at(span.lo[0], p.low_source, z), row_bytes);
+        std::memcpy(&field.at(span.lo[0], p.high_ghost, z), &field.at(span.lo[0], p.high_source, z), row_bytes);
+      }
+    span.lo[1] -= h;
+    span.hi[1] += h;
+  }
+  if (spans_axis(2)) {  // z: whole planes, row by row
+#pragma omp parallel for collapse(2) schedule(static)
+    for (std::int64_t g = 1; g <= h; ++g)
+      for (std::int64_t y = span.lo[1]; y < span.hi[1]; ++y) {
+        const GhostPair p = ghost_pair(grid.n[2], g);
+        std::memcpy(&field.at(span.lo[0], y, p.low_ghost), &field.at(span.lo[0], y, p.low_source), row_bytes);
+        std::memcpy(&field.at(span.lo[0], y, p.high_ghost), &field.at(span.lo[0], y, p.high_source), row_bytes);
+      }
   }
 }
 

@@ -1,0 +1,255 @@
+#include "mpi/halo_exchange.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "mpi/environment.hpp"
+
+namespace wave3d::mpi {
+namespace {
+
+template <typename T>
+MPI_Datatype datatype_of();
+template <>
+MPI_Datatype datatype_of<float>() {
+  return MPI_FLOAT;
+}
+template <>
+MPI_Datatype datatype_of<double>() {
+  return MPI_DOUBLE;
+}
+
+constexpr const char* kAxisName[3] = {"x", "y", "z"};
+
+// The tag of a message travelling along `axis` in `direction`; see the header's protocol.
+int travel_tag(int axis, int direction) { return 2 * axis + (direction > 0 ? 1 : 0); }
+
+// The owned cells within `width` of the `direction` face along `axis`: what the neighbour on that
+// side needs. The other two axes span the owned range only (faces, no edges or corners).
+Box send_slab(const Box& owned, int axis, int direction, int width) {
+  Box b = owned;
+  if (direction < 0)
+    b.hi[axis] = owned.lo[axis] + width;
+  else
+    b.lo[axis] = owned.hi[axis] - width;
+  return b;
+}
+
+// The ghost cells just outside the `direction` face along `axis`.
+Box ghost_slab(const Box& owned, int axis, int direction, int width) {
+  Box b = owned;
+  if (direction < 0) {
+    b.lo[axis] = owned.lo[axis] - width;
+    b.hi[axis] = owned.lo[axis];
+  } else {
+    b.lo[axis] = owned.hi[axis];
+    b.hi[axis] = owned.hi[axis] + width;
+  }
+  return b;
+}
+
+std::string box_text(const Box& b) {
+  std::string s = "[";
+  for (int a = 0; a < 3; ++a) {
+    if (a > 0) s += ", ";
+    s += std::to_string(b.lo[a]) + ".." + std::to_string(b.hi[a]);
+  }
+  s += ')';
+  return s;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Calls fn(face, row, y, z) for every row (x contiguous) of every face. One OpenMP region for all
+// faces, each face's rows shared out by a nowait loop: the faces touch disjoint memory, so threads
+// need not wait for each other between faces, only once at the end of the region.
+template <typename Faces, typename Fn>
+void for_each_face_row(Faces& faces, const Fn& fn) {
+#pragma omp parallel
+  for (auto& face : faces) {
+    const std::int64_t ny = face.box.extent(1);
+    const std::int64_t rows = ny * face.box.extent(2);
+#pragma omp for schedule(static) nowait
+    for (std::int64_t r = 0; r < rows; ++r) fn(face, r, face.box.lo[1] + r % ny, face.box.lo[2] + r / ny);
+  }
+}
+
+}  // namespace
+
+template <typename T>
+HaloExchange<T>::HaloExchange(const CartesianComm& comm, const Box& owned, int halo_width)
+    : owned_(owned), halo_(halo_width) {
+  if (comm.comm() == MPI_COMM_NULL) throw std::invalid_argument("HaloExchange: the CartesianComm was moved from");
+  if (halo_width < 0) {
+    throw std::invalid_argument("HaloExchange: halo width must be >= 0, got " + std::to_string(halo_width));
+  }
+  if (owned != comm.owned()) {
+    throw std::invalid_argument("HaloExchange: box " + box_text(owned) + " is not rank " +
+                                std::to_string(comm.rank()) + "'s box " + box_text(comm.owned()) +
+                                " in the decomposition; faces would not match the neighbours'");
+  }
+  if (halo_width == 0) return;  // nothing to exchange
+
+  for (int axis = 0; axis < 3; ++axis) {
+    for (int direction : {-1, 1}) {
+      const int peer = comm.neighbour(axis, direction);
+      if (peer == MPI_PROC_NULL) continue;  // zero boundary: ghosts stay as they are
+      if (owned.extent(axis) < halo_width) {
+        throw std::invalid_argument("HaloExchange: rank " + std::to_string(comm.rank()) + " owns " +
+                                    std::to_string(owned.extent(axis)) + " points along " + kAxisName[axis] +
+                                    ", fewer than the halo width " + std::to_string(halo_width) +
+                                    "; halos come from the immediate neighbour only");
+      }
+      Face send{send_slab(owned, axis, direction, halo_width), {}, peer, travel_tag(axis, direction)};
+      // The ghost on this side is filled by the neighbour's message travelling the other way.
+      Face recv{ghost_slab(owned, axis, direction, halo_width), {}, peer, travel_tag(axis, direction)};
+      if (send.box.volume() > INT_MAX) {
+        throw std::invalid_argument("HaloExchange: a face of " + std::to_string(send.box.volume()) +
+                                    " values exceeds MPI's int count");
+      }
+      send.buffer.resize(static_cast<std::size_t>(send.box.volume()));
+      recv.buffer.resize(static_cast<std::size_t>(recv.box.volume()));
+      bytes_ += send.buffer.size() * sizeof(T);
+      sends_.push_back(std::move(send));
+      recvs_.push_back(std::move(recv));
+    }
+  }
+
+  // The requests capture buffer addresses: created only now that the faces are final (moving a
+  // std::vector keeps its heap block, so later moves of this object keep them valid too).
+  try {
+    requests_.reserve(recvs_.size() + sends_.size());
+    for (Face& face : recvs_) {
+      MPI_Request request = MPI_REQUEST_NULL;
+      check(MPI_Recv_init(face.buffer.data(), static_cast<int>(face.buffer.size()), datatype_of<T>(), face.peer,
+                          face.tag, comm.comm(), &request),
+            "MPI_Recv_init");
+      requests_.push_back(request);
+    }
+    for (Face& face : sends_) {
+      MPI_Request request = MPI_REQUEST_NULL;
+      check(MPI_Send_init(face.buffer.data(), static_cast<int>(face.buffer.size()), datatype_of<T>(), face.peer,
+                          face.tag, comm.comm(), &request),
+            "MPI_Send_init");
+      requests_.push_back(request);
+    }
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+template <typename T>
+HaloExchange<T>::~HaloExchange() {
+  release();
+}
+
+template <typename T>
+HaloExchange<T>::HaloExchange(HaloExchange&& other) noexcept
+    : owned_(other.owned_),
+      halo_(other.halo_),
+      sends_(std::move(other.sends_)),
+      recvs_(std::move(other.recvs_)),
+      requests_(std::exchange(other.requests_, {})),
+      bytes_(std::exchange(other.bytes_, 0)),
+      times_(other.times_),
+      in_flight_(std::exchange(other.in_flight_, false)) {}
+
+template <typename T>
+HaloExchange<T>& HaloExchange<T>::operator=(HaloExchange&& other) noexcept {
+  if (this != &other) {
+    release();
+    owned_ = other.owned_;
+    halo_ = other.halo_;
+    sends_ = std::exchange(other.sends_, {});
+    recvs_ = std::exchange(other.recvs_, {});
+    requests_ = std::exchange(other.requests_, {});
+    bytes_ = std::exchange(other.bytes_, 0);
+    times_ = other.times_;
+    in_flight_ = std::exchange(other.in_flight_, false);
+  }
+  return *this;
+}
+
+template <typename T>
+void HaloExchange<T>::check_layout(const Field<T>& f, const char* caller) const {
+  if (f.owned() == owned_ && f.halo() == halo_) return;
+  throw std::logic_error(std::string("HaloExchange::") + caller + ": the field owns " + box_text(f.owned()) +
+                         " with halo " + std::to_string(f.halo()) + " but the exchange was built for " +
+                         box_text(owned_) + " with halo " + std::to_string(halo_));
+}
+
+template <typename T>
+void HaloExchange<T>::start(const Field<T>& f) {
+  check_layout(f, "start");
+  if (in_flight_) throw std::logic_error("HaloExchange::start: the previous exchange has not been finished");
+  const auto t0 = std::chrono::steady_clock::now();
+  for_each_face_row(sends_, [&f](Face& face, std::int64_t row, std::int64_t y, std::int64_t z) {
+    const std::int64_t nx = face.box.extent(0);
+    std::copy_n(f.data() + f.offset(face.box.lo[0], y, z), nx, face.buffer.data() + row * nx);
+  });
+  times_ = HaloTimes{seconds_since(t0), 0.0, 0.0};
+
+  const int n_recv = static_cast<int>(recvs_.size());
+  const int n_send = static_cast<int>(sends_.size());
+  if (n_recv > 0) check(MPI_Startall(n_recv, requests_.data()), "MPI_Startall (receives)");
+  if (n_send > 0) check(MPI_Startall(n_send, requests_.data() + n_recv), "MPI_Startall (sends)");
+  in_flight_ = true;
+}
+
+template <typename T>
+bool HaloExchange<T>::test() {
+  // Completed (inactive) persistent requests count as done, so repeated calls keep returning true;
+  // before the first start every request is inactive as well.
+  if (requests_.empty()) return true;
+  int done = 0;
+  check(MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE),
+        "MPI_Testall");
+  return done != 0;
+}
+
+template <typename T>
+void HaloExchange<T>::finish(Field<T>& f) {
+  check_layout(f, "finish");
+  if (!in_flight_) throw std::logic_error("HaloExchange::finish: no exchange was started");
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!requests_.empty()) {
+    check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  }
+  in_flight_ = false;
+  times_.wait = seconds_since(t0);
+
+  const auto t1 = std::chrono::steady_clock::now();
+  for_each_face_row(recvs_, [&f](const Face& face, std::int64_t row, std::int64_t y, std::int64_t z) {
+    const std::int64_t nx = face.box.extent(0);
+    std::copy_n(face.buffer.data() + row * nx, nx, f.data() + f.offset(face.box.lo[0], y, z));
+  });
+  times_.unpack = seconds_since(t1);
+}
+
+template <typename T>
+void HaloExchange<T>::release() noexcept {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) {
+    // Return codes are ignored: this runs in destructors and nothing can be done about a failure. An
+    // exchange still in flight is completed first so MPI never writes into freed buffers.
+    if (in_flight_ && !requests_.empty())
+      MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    for (MPI_Request& request : requests_)
+      if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
+  }
+  requests_.clear();
+  in_flight_ = false;
+}
+
+template class HaloExchange<float>;
+template class HaloExchange<double>;
+
+}  // namespace wave3d::mpi

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages wave3d builds and tests with, skipping those already present.
+# Parallel HDF5 comes from libhdf5-openmpi-dev; libhdf5-dev (serial) must not be installed beside it,
+# or CMake's FindHDF5 picks the serial library.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ make pkg-config git python3
+  libopenmpi-dev openmpi-bin
+  libhdf5-openmpi-dev hdf5-tools
+  libhwloc-dev hwloc
+  libpapi-dev papi-tools
+  libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev
+  libgtest-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then sudo=(sudo); fi
+echo "install-deps: installing ${missing[*]}"
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if dpkg-query -W -f='${Status}' libhdf5-dev 2>/dev/null | grep -q "install ok installed"; then
+  echo "install-deps: warning: libhdf5-dev (serial HDF5) is installed; CMake may pick it over the parallel one" >&2
+fi

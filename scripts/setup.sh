@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# One command for everything a fresh Debian 12 machine needs:
+#   scripts/setup.sh run    install what is missing, build (Release), run the default config
+#   scripts/setup.sh test   install what is missing, build Release and sanitizer builds, run every test
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-}
+if [[ $mode != run && $mode != test ]]; then
+  echo "usage: scripts/setup.sh run|test" >&2
+  exit 2
+fi
+
+scripts/install-deps.sh
+
+# Open MPI refuses to start as root unless told it is deliberate (containers and CI run as root).
+if [[ $(id -u) -eq 0 ]]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+jobs=$(nproc)
+
+build() {  # build <preset>
+  cmake --preset "$1" >/dev/null
+  cmake --build --preset "$1" -j "$jobs"
+}
+
+if [[ $mode == run ]]; then
+  build release
+  ranks=1
+  threads=$(( $(nproc) / ranks ))
+  export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$threads} OMP_PROC_BIND=${OMP_PROC_BIND:-close} OMP_PLACES=${OMP_PLACES:-cores}
+  exec mpiexec -n "$ranks" --bind-to none build/release/src/app/wave3d run
+fi
+
+build release
+ctest --preset release
+build sanitize
+ctest --preset sanitize

@@ -1,0 +1,190 @@
+#include "app/bench_command.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "app/bench_measure.hpp"
+#include "app/thread_list.hpp"
+#include "mpi/collective.hpp"
+#include "mpi/environment.hpp"
+#include "mpi/quiet_wait.hpp"
+#include "probe/stream.hpp"
+#include "runtime/byte_size.hpp"
+#include "runtime/machine_info.hpp"
+#include "stencil/coefficients.hpp"
+
+namespace wave3d::app {
+namespace {
+
+struct BenchOptions {
+  std::string threads;          // empty: 1 and the OpenMP maximum
+  std::int64_t grid = 0;        // cube edge; 0: the smallest multiple of 16 with fields >= 8x the LLC
+  int steps = 10;
+  int repetitions = 5;
+  int fma_units = 2;
+  std::vector<std::int64_t> blocking{0, 16, 64};
+  std::string json;
+};
+
+// The smallest multiple of 16 whose three single-precision fields are at least 8x the cache.
+std::int64_t default_grid_edge(std::uint64_t llc_bytes) {
+  std::int64_t n = 16;
+  while (3.0 * 4.0 * std::pow(static_cast<double>(n), 3) < 8.0 * static_cast<double>(llc_bytes)) n += 16;
+  return n;
+}
+
+RunConfig stencil_config(const BenchOptions& o, std::int64_t n) {
+  RunConfig c;
+  c.grid = Grid{{n, n, n}, 10.0, Boundary::zero, 8};
+  c.precision = Precision::single;
+  c.physics = Physics{1500.0, 0.001};
+  c.blocking = Blocking{{o.blocking[0], o.blocking[1], o.blocking[2]}};
+  c.initial.kind = InitialKind::seed_cube;
+  c.init_policy = InitPolicy::first_touch;
+  return c;
+}
+
+std::string fraction_text(const std::optional<double>& bound, double value) {
+  return bound ? fmt::format("{:.3f}", value / *bound) : "n/a";
+}
+
+void print_case(const BenchCase& c, const std::optional<double>& single_thread_rate) {
+  const std::string compute = c.compute_bound_mpoints ? fmt::format("{:.0f}", *c.compute_bound_mpoints) : "unknown";
+  const std::string speedup =
+      single_thread_rate ? fmt::format("{:.2f}", c.stencil_mpoints.median / *single_thread_rate) : "";
+  fmt::print("{:>5} x {:<3} {:>9.1f} {:>9.1f} {:>9.1f} {:>8.2f} {:>9.2f} {:>9.0f} {:>7.3f} {:>9} {:>7} {:>7}\n",
+             c.ranks, c.threads_per_rank, c.stencil_mpoints.min, c.stencil_mpoints.median, c.stencil_mpoints.max,
+             c.gflops, c.triad_gbytes.median, c.bandwidth_bound_mpoints, c.fraction_of_bandwidth_bound(), compute,
+             fraction_text(c.compute_bound_mpoints, c.stencil_mpoints.median), speedup);
+}
+
+nlohmann::json to_json(const BenchCase& c) {
+  auto optional = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  return {{"ranks", c.ranks},
+          {"threads_per_rank", c.threads_per_rank},
+          {"stencil_mpoints", {{"min", c.stencil_mpoints.min}, {"median", c.stencil_mpoints.median},
+                               {"max", c.stencil_mpoints.max}}},
+          {"gflops", c.gflops},
+          {"triad_gbytes", {{"min", c.triad_gbytes.min}, {"median", c.triad_gbytes.median},
+                            {"max", c.triad_gbytes.max}}},
+          {"bandwidth_bound_mpoints", c.bandwidth_bound_mpoints},
+          {"fraction_of_bandwidth_bound", c.fraction_of_bandwidth_bound()},
+          {"compute_bound_mpoints", optional(c.compute_bound_mpoints)},
+          {"field_bytes", c.field_bytes},
+          {"rss_growth_over_fields", optional(c.rss_growth_over_fields)}};
+}
+
+int run_bench(const BenchOptions& o, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const MachineInfo machine = collect_machine_info();
+  const std::optional<std::uint64_t> llc =
+      machine.last_level_cache ? std::optional(machine.last_level_cache->bytes * machine.last_level_cache->instances)
+                               : std::nullopt;
+  const std::int64_t n = o.grid > 0 ? o.grid : default_grid_edge(llc.value_or(32u << 20));
+  BenchSettings settings;
+  settings.stencil = stencil_config(o, n);
+  settings.steps_per_repetition = o.steps;
+  settings.repetitions = o.repetitions;
+  settings.stream_elements = default_stream_elements(llc);
+  settings.fma_units = o.fma_units;
+  const std::vector<int> thread_counts =
+      o.threads.empty() ? (omp_get_max_threads() > 1 ? std::vector<int>{1, omp_get_max_threads()} : std::vector<int>{1})
+                        : parse_thread_list(o.threads);
+
+  if (rank == 0) {
+    fmt::print("wave3d bench: R=8 single-precision stencil, {}^3 grid (fields {}, {} x the LLC of {}), "
+               "{} repetitions of {} steps after one warm-up, median reported\n",
+               n, format_bytes(static_cast<std::uint64_t>(3 * 4 * n * n * n)),
+               llc ? fmt::format("{:.1f}", 12.0 * n * n * n / static_cast<double>(*llc)) : "?",
+               llc ? format_bytes(*llc) : "unknown (8x of 32 MiB assumed)", o.repetitions, o.steps);
+    fmt::print("  STREAM triad on {} per array in the same process just before each stencil run; "
+               "bandwidth bound = triad GB/s / {} B per point\n",
+               format_bytes(settings.stream_elements * 8), 16);
+    fmt::print("  compute bound = cores x {} x {}-byte vectors x 2 flops per FMA x {} FMA units (assumed) / {} "
+               "flops per point\n",
+               machine.cpu_mhz ? fmt::format("{:.0f} MHz ({})", *machine.cpu_mhz, machine.cpu_mhz_source) : "clock unknown",
+               machine.simd_bytes ? std::to_string(*machine.simd_bytes) : "?", o.fma_units, 61);
+    fmt::print("\n{:>11} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>7} {:>9} {:>7} {:>7}\n", "ranks x thr", "MPts min",
+               "MPts med", "MPts max", "GFlops", "triad GB/s", "bw bound", "of bw", "cpu bound", "of cpu", "speedup");
+  }
+
+  std::vector<BenchCase> cases;
+  std::optional<double> single_thread_rate;
+  // 1. One rank with each thread count; other ranks, if any, wait without taking a core.
+  MPI_Comm alone = MPI_COMM_NULL;
+  mpi::check(MPI_Comm_split(comm, rank == 0 ? 0 : MPI_UNDEFINED, 0, &alone), "MPI_Comm_split");
+  for (int threads : thread_counts) {
+    if (rank == 0) {
+      cases.push_back(measure_case(settings, threads, alone));
+      if (threads == 1) single_thread_rate = cases.back().stencil_mpoints.median;
+      print_case(cases.back(), single_thread_rate);
+      std::fflush(stdout);
+    }
+    mpi::barrier_quietly(comm);
+  }
+  if (alone != MPI_COMM_NULL) MPI_Comm_free(&alone);
+  // 2. With several ranks: all of them, one thread each, on the same grid.
+  if (size > 1) {
+    BenchCase all = measure_case(settings, 1, comm);
+    if (rank == 0) {
+      cases.push_back(all);
+      print_case(all, single_thread_rate);
+    }
+  }
+
+  if (rank == 0) {
+    bool memory_ok = true;
+    for (const BenchCase& c : cases) {
+      if (c.rss_growth_over_fields)
+        fmt::print("memory {} x {}: RSS grew by {:.3f} x the fields' {} (halos and padding included)\n", c.ranks,
+                   c.threads_per_rank, *c.rss_growth_over_fields, format_bytes(c.field_bytes));
+      else
+        fmt::print("memory {} x {}: peak RSS unavailable on this system\n", c.ranks, c.threads_per_rank);
+      memory_ok = memory_ok && c.verified_finite;
+    }
+    if (!o.json.empty()) {
+      nlohmann::json doc = {{"grid", n}, {"cases", nlohmann::json::array()}};
+      for (const BenchCase& c : cases) doc["cases"].push_back(to_json(c));
+      std::ofstream(o.json) << doc.dump(2) << '\n';
+    }
+    if (!memory_ok) fmt::print(stderr, "wave3d bench: a stencil run produced non-finite values\n");
+    return memory_ok ? 0 : 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_bench_command(CLI::App& parent) {
+  auto o = std::make_shared<BenchOptions>();
+  CLI::App* cli = parent.add_subcommand(
+      "bench", "Measure the R=8 stencil against STREAM triad in one process: MPoints/s, GFlops and the fraction of "
+               "the bandwidth and compute bounds reached");
+  cli->add_option("--threads", o->threads, "OpenMP thread counts for the one-rank cases, e.g. 1,2 or 1-8 "
+                                           "(default: 1 and the OpenMP maximum)")
+      ->check(thread_list_validator());
+  cli->add_option("--grid", o->grid, "Cube edge of the stencil grid (default: fields at least 8x the LLC)")
+      ->check(CLI::Range(std::int64_t{17}, std::int64_t{1} << 14));
+  cli->add_option("--steps", o->steps, "Time steps per repetition")->check(CLI::Range(1, 100000))->capture_default_str();
+  cli->add_option("--repetitions", o->repetitions, "Timed repetitions (after one warm-up)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cli->add_option("--blocking", o->blocking, "Cache blocks along x,y,z (0 = whole axis)")
+      ->expected(3)
+      ->delimiter(',')
+      ->check(CLI::NonNegativeNumber);
+  cli->add_option("--fma-units", o->fma_units, "FMA pipes per core assumed for the compute bound")
+      ->check(CLI::Range(1, 8))
+      ->capture_default_str();
+  cli->add_option("--json", o->json, "Also write the results to this JSON file");
+  return {cli, [o](MPI_Comm comm, const std::vector<std::string>&) { return run_bench(*o, comm); }};
+}
+
+}  // namespace wave3d::app

@@ -1,0 +1,96 @@
+#include "app/bench_measure.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "app/time_loop.hpp"
+#include "mpi/collective.hpp"
+#include "probe/stream.hpp"
+#include "runtime/machine_info.hpp"
+#include "stencil/kernel.hpp"
+
+namespace wave3d::app {
+namespace {
+
+Spread spread_of(std::vector<double> values) {
+  if (values.empty()) throw std::logic_error("bench: no repetitions to summarise");
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  const double median = n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+  return {values.front(), median, values.back()};
+}
+
+// MPoints/s of each timed repetition: the slowest rank's time for the repetition's steps.
+std::vector<double> repetition_rates(const RunOutcome& outcome, const BenchSettings& s) {
+  std::vector<double> rates;
+  const std::size_t total = outcome.step_times.front().phase_index("total");
+  for (int rep = 1; rep <= s.repetitions; ++rep) {  // repetition 0 is the warm-up
+    double slowest = 0.0;
+    for (const StepTimes& rank_times : outcome.step_times) {
+      double seconds = 0.0;
+      for (int step = rep * s.steps_per_repetition; step < (rep + 1) * s.steps_per_repetition; ++step)
+        seconds += rank_times.at(step, total);
+      slowest = std::max(slowest, seconds);
+    }
+    rates.push_back(static_cast<double>(outcome.updated_points) * s.steps_per_repetition / slowest / 1e6);
+  }
+  return rates;
+}
+
+}  // namespace
+
+std::optional<double> peak_gflops(int cores, int bytes_per_value, int fma_units) {
+  const MachineInfo machine = collect_machine_info();
+  if (!machine.cpu_mhz || !machine.simd_bytes) return std::nullopt;
+  const double lanes = static_cast<double>(*machine.simd_bytes) / bytes_per_value;
+  return cores * (*machine.cpu_mhz / 1e3) * lanes * 2.0 * fma_units;
+}
+
+BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
+  int ranks = 1, rank = 0;
+  MPI_Comm_size(comm, &ranks);
+  MPI_Comm_rank(comm, &rank);
+  omp_set_num_threads(threads);
+  BenchCase c;
+  c.ranks = ranks;
+  c.threads_per_rank = threads;
+
+  // Triad on every rank at once, as the stencil will load the memory system; the node's bandwidth is
+  // the sum over the ranks of the median rates.
+  StreamOptions stream{s.stream_elements / static_cast<std::size_t>(ranks), threads, InitPolicy::first_touch,
+                       s.stream_repetitions};
+  StreamResult triad_result;
+  mpi::collectively(comm, [&] {
+    triad_result = run_stream(stream);
+    if (!triad_result.valid) throw std::runtime_error("STREAM validation failed: " + triad_result.error);
+  });
+  const KernelBandwidth& triad = triad_result[StreamKernel::triad];
+  c.triad_gbytes = {mpi::allreduce_sum(comm, triad.worst_gbs), mpi::allreduce_sum(comm, triad.median_gbs),
+                    mpi::allreduce_sum(comm, triad.best_gbs)};
+
+  RunConfig config = s.stencil;
+  config.threads = threads;
+  config.steps = (s.repetitions + 1) * s.steps_per_repetition;
+  config.check_every = config.steps;
+  config.progress = ProgressMode::off;
+  config.verify = VerifyMethod::none;
+  const RunOutcome outcome = config.precision == Precision::single ? run_time_loop<float>(config, comm)
+                                                                   : run_time_loop<double>(config, comm);
+  c.verified_finite = !outcome.failure.has_value();
+  if (rank == 0) c.stencil_mpoints = spread_of(repetition_rates(outcome, s));
+  c.gflops = c.stencil_mpoints.median * outcome.flops_per_point / 1e3;
+  c.bandwidth_bound_mpoints = c.triad_gbytes.median * 1e3 / outcome.bytes_per_point;
+  const int value_bytes = config.precision == Precision::single ? 4 : 8;
+  if (const auto peak = peak_gflops(ranks * threads, value_bytes, s.fma_units))
+    c.compute_bound_mpoints = *peak * 1e3 / outcome.flops_per_point;
+  c.field_bytes = outcome.field_bytes;
+  if (outcome.peak_rss && outcome.rss_before_fields && outcome.field_bytes > 0)
+    c.rss_growth_over_fields =
+        static_cast<double>(*outcome.peak_rss - *outcome.rss_before_fields) / static_cast<double>(outcome.field_bytes);
+  return c;
+}
+
+}  // namespace wave3d::app

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Runs a wave3d command and checks what a user would see: exit code, messages, result files.
+
+usage: run_and_check.py [--exit CODE] [--stderr-once REGEX] [--stdout REGEX]... [--run-json KEY=VALUE]...
+                        [--steps-csv] [--no-results] [--results-dir DIR] -- command...
+
+--stderr-once REGEX  the regex must match exactly one line of stderr (an error printed once for all ranks)
+--run-json K=V       after the run, results-dir holds one run directory whose run.json has K (dotted) == V
+                     (V is parsed as JSON when possible, else compared as a string); K=? only requires K
+--steps-csv          that run directory has a steps.csv with a header and one row per rank per step
+--no-results         results-dir must hold no run.json at all (nothing half-written after a failure)
+"""
+import argparse
+import json
+import pathlib
+import re
+import subprocess
+import sys
+
+
+def lookup(doc, dotted):
+    for part in dotted.split("."):
+        if isinstance(doc, list):
+            doc = doc[int(part)]
+        elif isinstance(doc, dict) and part in doc:
+            doc = doc[part]
+        else:
+            raise KeyError(dotted)
+    return doc
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--exit", type=int, default=0)
+    ap.add_argument("--stderr-once", action="append", default=[])
+    ap.add_argument("--stdout", action="append", default=[])
+    ap.add_argument("--run-json", action="append", default=[])
+    ap.add_argument("--steps-csv", action="store_true")
+    ap.add_argument("--no-results", action="store_true")
+    ap.add_argument("--results-dir")
+    ap.add_argument("command", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    command = a.command[1:] if a.command and a.command[0] == "--" else a.command
+
+    results = pathlib.Path(a.results_dir) if a.results_dir else None
+    if results and results.exists():
+        for p in sorted(results.rglob("*"), reverse=True):
+            p.unlink() if p.is_file() else p.rmdir()
+
+    proc = subprocess.run(command, capture_output=True, text=True)
+    out, err = proc.stdout, proc.stderr
+    failures = []
+    if proc.returncode != a.exit:
+        failures.append(f"exit code {proc.returncode}, expected {a.exit}")
+    for rx in a.stderr_once:
+        hits = [line for line in err.splitlines() if re.search(rx, line)]
+        if len(hits) != 1:
+            failures.append(f"stderr lines matching {rx!r}: {len(hits)}, expected exactly 1")
+    for rx in a.stdout:
+        if not re.search(rx, out, re.MULTILINE):
+            failures.append(f"stdout does not match {rx!r}")
+
+    run_jsons = sorted(results.rglob("run.json")) if results and results.exists() else []
+    if a.no_results and run_jsons:
+        failures.append(f"a failed run left results behind: {run_jsons}")
+    if a.run_json or a.steps_csv:
+        if len(run_jsons) != 1:
+            failures.append(f"expected one run.json under {results}, found {len(run_jsons)}")
+        else:
+            doc = json.loads(run_jsons[0].read_text())
+            for item in a.run_json:
+                key, _, want = item.partition("=")
+                try:
+                    got = lookup(doc, key)
+                except (KeyError, IndexError, ValueError):
+                    failures.append(f"run.json has no {key}")
+                    continue
+                if want == "?":
+                    continue
+                try:
+                    want_value = json.loads(want)
+                except json.JSONDecodeError:
+                    want_value = want
+                if got != want_value:
+                    failures.append(f"run.json {key} = {got!r}, expected {want_value!r}")
+            if a.steps_csv:
+                csv = (run_jsons[0].parent / "steps.csv").read_text().splitlines()
+                ranks = doc["parallel"]["ranks"]
+                steps = doc["metrics"]["steps"]
+                if not csv or not csv[0].startswith("rank,step,"):
+                    failures.append("steps.csv has no rank,step header")
+                elif len(csv) - 1 != ranks * steps:
+                    failures.append(f"steps.csv has {len(csv) - 1} rows, expected {ranks} x {steps}")
+
+    if failures:
+        print("command:", " ".join(command))
+        print("--- stdout\n" + out + "--- stderr\n" + err)
+        for f in failures:
+            print("FAIL:", f)
+        return 1
+    print(out)
+    print("passed:", " ".join(command))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

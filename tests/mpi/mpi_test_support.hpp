@@ -1,0 +1,91 @@
+#pragma once
+// Helpers shared by the MPI tests: process grids to try for a rank count, and failures made
+// collective so that rank 0 (the only rank that prints) reports what went wrong on any rank.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "geometry/box.hpp"
+#include "mpi/collective.hpp"
+#include "mpi/decomposition.hpp"
+
+namespace wave3d::mpi::testing {
+
+inline int world_size() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+inline int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+// Every px * py * pz = ranks, in a fixed order (the same on every rank: tests loop over them in step).
+inline std::vector<Dims3> all_process_grids(int ranks) {
+  std::vector<Dims3> grids;
+  for (int px = 1; px <= ranks; ++px)
+    for (int py = 1; py <= ranks / px; ++py)
+      if (ranks % (px * py) == 0) grids.push_back({px, py, ranks / (px * py)});
+  return grids;
+}
+
+// Whether every subdomain along every cut axis is at least `radius` thick (halos come from the
+// immediate neighbour only).
+inline bool thick_enough(const Index3& n, const Dims3& dims, int radius) {
+  for (int a = 0; a < 3; ++a)
+    if (dims[a] > 1 && n[a] / dims[a] < radius) return false;
+  return true;
+}
+
+inline std::string text(const Index3& v) {
+  return std::to_string(v[0]) + "x" + std::to_string(v[1]) + "x" + std::to_string(v[2]);
+}
+inline std::string text(const Dims3& v) {
+  return std::to_string(v[0]) + "x" + std::to_string(v[1]) + "x" + std::to_string(v[2]);
+}
+inline std::string text(const std::array<bool, 3>& p) {
+  std::string s = "periodic(";
+  for (int a = 0; a < 3; ++a) s += p[static_cast<std::size_t>(a)] ? (a ? ",1" : "1") : (a ? ",0" : "0");
+  return s + ")";
+}
+
+// Collects a rank's mismatches: the first few in full, the rest counted.
+class Mismatches {
+ public:
+  explicit Mismatches(std::string context) : context_(std::move(context)) {}
+  void add(const std::string& what) {
+    if (count_++ < kShown) shown_ += "\n  " + what;
+  }
+  std::optional<std::string> summary() const {
+    if (count_ == 0) return std::nullopt;
+    return context_ + ": " + std::to_string(count_) + " mismatches" + shown_;
+  }
+
+ private:
+  static constexpr long kShown = 5;
+  std::string context_;
+  std::string shown_;
+  long count_ = 0;
+};
+
+// Collective over comm: fails the current test on every rank if any rank reports an error, with the
+// lowest failing rank's message (so rank 0 prints it). Returns true when nobody failed.
+inline bool agree_nobody_failed(MPI_Comm comm, const std::optional<std::string>& local_error) {
+  try {
+    agree_on_error(comm, local_error);
+    return true;
+  } catch (const CollectiveError& e) {
+    ADD_FAILURE() << "rank " << e.failing_rank() << ": " << e.what();
+    return false;
+  }
+}
+
+}  // namespace wave3d::mpi::testing
