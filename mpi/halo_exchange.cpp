@@ -108,7 +108,7 @@ HaloExchange<T>::HaloExchange(const CartesianComm& comm, const Box& owned, int h
       }
       Face send{send_slab(owned, axis, direction, halo_width), {}, peer, travel_tag(axis, direction)};
       // The ghost on this side is filled by the neighbour's message travelling the other way.
-      Face recv{ghost_slab(owned, axis, direction, halo_width), {}, peer, travel_tag(axis, direction)};
+      Face recv{ghost_slab(owned, axis, direction, halo_width), {}, peer, travel_tag(axis, -direction)};
       if (send.box.volume() > INT_MAX) {
         throw std::invalid_argument("HaloExchange: a face of " + std::to_string(send.box.volume()) +
                                     " values exceeds MPI's int count");

@@ -72,7 +72,7 @@ std::int64_t wrap(std::int64_t i, std::int64_t n) { return ((i % n) + n) % n; }
 template <typename T>
 std::optional<std::string> verify(const Field<T>& f, const Index3& n, const Periodic& periodic, int step,
                                   const std::string& context) {
-  t::Mismatches errors("rank " + std::to_string(t::world_rank()) + ", " + context);
+  t::Mismatches errors(context);
   const Box all = f.with_halo();
   const Box& owned = f.owned();
   for (std::int64_t z = all.lo[2]; z < all.hi[2]; ++z)
