@@ -88,6 +88,22 @@ void check_exact_needs_mode(const RunConfig& c, const Settings& s) {
       lead(s, "verify.method"), given(s, "init.condition")));
 }
 
+void check_progress_needs_overlap(const RunConfig& c, const Settings& s) {
+  if (c.parallel.progress == ProgressEngine::none || c.parallel.halo == HaloMode::overlap) return;
+  throw ConfigError(fmt::format(
+      "{} requires parallel.halo = \"overlap\" (there is nothing to progress behind in bulk mode), but {}; allowed "
+      "with bulk: parallel.progress = \"none\"",
+      lead(s, "parallel.progress"), given(s, "parallel.halo")));
+}
+
+void check_progress_core_needs_thread(const RunConfig& c, const Settings& s) {
+  if (c.parallel.progress_core < 0 || c.parallel.progress == ProgressEngine::thread) return;
+  throw ConfigError(fmt::format(
+      "{} names a core for a progress thread, but {}; allowed: parallel.progress = \"thread\", or "
+      "parallel.progress_core = -1",
+      lead(s, "parallel.progress_core"), given(s, "parallel.progress")));
+}
+
 constexpr CrossKeyRule kRules[] = {
     {R"(init.condition = "mode" needs grid.boundary = "periodic".)", check_mode_needs_periodic},
     {R"(Every grid.n >= stencil.radius with periodic boundaries, >= 2*stencil.radius+1 with zero boundaries.)",
@@ -97,6 +113,8 @@ constexpr CrossKeyRule kRules[] = {
     {R"(Stability: physics.velocity*physics.dt/grid.spacing <= the Courant limit of stencil.radius.)",
      check_courant},
     {R"(verify.method = "exact" needs init.condition = "mode".)", check_exact_needs_mode},
+    {R"(parallel.progress = "thread" or "poll" needs parallel.halo = "overlap".)", check_progress_needs_overlap},
+    {R"(parallel.progress_core >= 0 needs parallel.progress = "thread".)", check_progress_core_needs_thread},
 };
 
 }  // namespace

@@ -39,6 +39,15 @@ struct EnumNames<VerifyMethod> {
   static constexpr std::array<std::string_view, 3> names{"auto", "exact", "none"};
 };
 
+template <>
+struct EnumNames<HaloMode> {
+  static constexpr std::array<std::string_view, 2> names{"bulk", "overlap"};
+};
+template <>
+struct EnumNames<ProgressEngine> {
+  static constexpr std::array<std::string_view, 3> names{"none", "thread", "poll"};
+};
+
 // Indexing by enumerator value relies on each list following the enum's declaration order. These tie
 // each list's length to the enum's last enumerator, so a removed or renamed enumerator fails to
 // compile; one appended at the end must be added to its list and named here.
@@ -48,6 +57,8 @@ static_assert(static_cast<std::size_t>(InitPolicy::serial) + 1 == EnumNames<Init
 static_assert(static_cast<std::size_t>(InitialKind::ricker) + 1 == EnumNames<InitialKind>::names.size());
 static_assert(static_cast<std::size_t>(ProgressMode::off) + 1 == EnumNames<ProgressMode>::names.size());
 static_assert(static_cast<std::size_t>(VerifyMethod::none) + 1 == EnumNames<VerifyMethod>::names.size());
+static_assert(static_cast<std::size_t>(HaloMode::overlap) + 1 == EnumNames<HaloMode>::names.size());
+static_assert(static_cast<std::size_t>(ProgressEngine::poll) + 1 == EnumNames<ProgressEngine>::names.size());
 
 template <typename E>
 constexpr std::string_view enum_name(E value) {

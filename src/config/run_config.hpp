@@ -26,6 +26,31 @@ enum class ProgressMode {
   off,
 };
 
+enum class HaloMode {
+  bulk,     // exchange the halo, then compute the whole subdomain
+  overlap,  // post the exchange, compute the interior, wait, compute the shell
+};
+
+enum class ProgressEngine {
+  none,    // messages progress inside MPI calls only (start and wait)
+  thread,  // a progress thread calls MPI_Testall while the OpenMP threads compute the interior
+  poll,    // one compute thread tests the requests between cache blocks
+};
+
+struct ParallelSettings {
+  Index3 process_grid{0, 0, 0};  // ranks along x, y, z; 0 = chosen to minimise the halo surface
+  HaloMode halo = HaloMode::overlap;
+  ProgressEngine progress = ProgressEngine::none;
+  int progress_core = -1;  // OS CPU index the progress thread is bound to; -1 = not bound
+};
+
+// Failure injection for testing the job's error path: rank fail_rank throws at step fail_step
+// (0 = during set-up). fail_rank = -1 disables it.
+struct DebugSettings {
+  int fail_rank = -1;
+  int fail_step = 0;
+};
+
 struct OutputSettings {
   std::string directory = "results/runs";  // parent of the per-run directory
   std::string name;                        // per-run directory name; empty = timestamp + host
@@ -45,6 +70,8 @@ struct RunConfig {
   double verify_tolerance = 0.0;  // max abs error allowed in exact verification; 0 = derived from precision
   ProgressMode progress = ProgressMode::automatic;
   OutputSettings output{};
+  ParallelSettings parallel{};
+  DebugSettings debug{};
   int threads = 0;  // OpenMP threads per rank; 0 = the OpenMP default (OMP_NUM_THREADS)
 };
 

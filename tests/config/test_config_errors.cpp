@@ -202,3 +202,29 @@ TEST(ConfigError, ExactVerificationNeedsMode) {
 
 }  // namespace
 }  // namespace wave3d
+
+namespace wave3d {
+namespace {
+
+TEST(ConfigError, ProgressNeedsOverlap) {
+  expect_message(set_error({"parallel.halo=bulk", "parallel.progress=thread"}),
+                 {R"(--set: parallel.progress = "thread" requires parallel.halo = "overlap")",
+                  R"(parallel.halo = "bulk" (--set))", R"(allowed with bulk: parallel.progress = "none")"});
+  EXPECT_NO_THROW(load_run_config(std::nullopt, {"parallel.halo=overlap", "parallel.progress=poll"}));
+}
+
+TEST(ConfigError, ProgressCoreNeedsProgressThread) {
+  expect_message(set_error({"parallel.progress_core=1"}),
+                 {"--set: parallel.progress_core = 1 names a core for a progress thread",
+                  R"(parallel.progress = "none")", "allowed"});
+  EXPECT_NO_THROW(load_run_config(std::nullopt, {"parallel.progress=thread", "parallel.progress_core=1"}));
+}
+
+TEST(ConfigError, ParallelWordsAndRanges) {
+  expect_message(set_error({"parallel.halo=diagonal"}), {"parallel.halo", "diagonal", R"("bulk", "overlap")"});
+  expect_message(set_error({"parallel.process_grid=-1,1,1"}), {"parallel.process_grid", ">= 0"});
+  expect_message(set_error({"debug.fail_rank=-2"}), {"debug.fail_rank = -2", "from -1"});
+}
+
+}  // namespace
+}  // namespace wave3d
