@@ -106,6 +106,13 @@ HaloExchange<T>::HaloExchange(const CartesianComm& comm, const Box& owned, int h
                                     ", fewer than the halo width " + std::to_string(halo_width) +
                                     "; halos come from the immediate neighbour only");
       }
+      if (peer == comm.rank()) {
+        // Travelling `direction` from this rank to itself: lands in the ghost on the other side.
+        local_copies_.push_back({send_slab(owned, axis, direction, halo_width),
+                                 ghost_slab(owned, axis, -direction, halo_width)});
+        continue;
+      }
+      remote_axes_[axis] = true;
       Face send{send_slab(owned, axis, direction, halo_width), {}, peer, travel_tag(axis, direction)};
       // The ghost on this side is filled by the neighbour's message travelling the other way.
       Face recv{ghost_slab(owned, axis, direction, halo_width), {}, peer, travel_tag(axis, -direction)};
@@ -156,6 +163,8 @@ HaloExchange<T>::HaloExchange(HaloExchange&& other) noexcept
       halo_(other.halo_),
       sends_(std::move(other.sends_)),
       recvs_(std::move(other.recvs_)),
+      local_copies_(std::move(other.local_copies_)),
+      remote_axes_(other.remote_axes_),
       requests_(std::exchange(other.requests_, {})),
       bytes_(std::exchange(other.bytes_, 0)),
       times_(other.times_),
@@ -169,6 +178,8 @@ HaloExchange<T>& HaloExchange<T>::operator=(HaloExchange&& other) noexcept {
     halo_ = other.halo_;
     sends_ = std::exchange(other.sends_, {});
     recvs_ = std::exchange(other.recvs_, {});
+    local_copies_ = std::exchange(other.local_copies_, {});
+    remote_axes_ = other.remote_axes_;
     requests_ = std::exchange(other.requests_, {});
     bytes_ = std::exchange(other.bytes_, 0);
     times_ = other.times_;
@@ -186,10 +197,21 @@ void HaloExchange<T>::check_layout(const Field<T>& f, const char* caller) const 
 }
 
 template <typename T>
-void HaloExchange<T>::start(const Field<T>& f) {
+void HaloExchange<T>::start(Field<T>& f) {
   check_layout(f, "start");
   if (in_flight_) throw std::logic_error("HaloExchange::start: the previous exchange has not been finished");
   const auto t0 = std::chrono::steady_clock::now();
+  for (const LocalCopy& copy : local_copies_) {
+    const std::int64_t nx = copy.from.extent(0), ny = copy.from.extent(1);
+    const std::int64_t rows = ny * copy.from.extent(2);
+    const Index3 shift{copy.to.lo[0] - copy.from.lo[0], copy.to.lo[1] - copy.from.lo[1], copy.to.lo[2] - copy.from.lo[2]};
+#pragma omp parallel for schedule(static)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const std::int64_t y = copy.from.lo[1] + r % ny, z = copy.from.lo[2] + r / ny;
+      std::copy_n(f.data() + f.offset(copy.from.lo[0], y, z), nx,
+                  f.data() + f.offset(copy.from.lo[0] + shift[0], y + shift[1], z + shift[2]));
+    }
+  }
   for_each_face_row(sends_, [&f](Face& face, std::int64_t row, std::int64_t y, std::int64_t z) {
     const std::int64_t nx = face.box.extent(0);
     std::copy_n(f.data() + f.offset(face.box.lo[0], y, z), nx, face.buffer.data() + row * nx);

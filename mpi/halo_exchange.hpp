@@ -26,13 +26,18 @@
 //   MPI_PROC_NULL neighbours (zero boundary) get no requests and no buffers: their ghost slabs are
 //   never written, and bytes_per_exchange() counts only real messages.
 //
+//   A neighbour that is this rank itself (one rank along a periodic axis) gets no message either:
+//   start() copies the send slab straight into the opposite ghost slab, so those ghosts are valid as
+//   soon as start() returns and overlapped compute need not avoid them (see remote_axes()).
+//
 //   Buffers are packed z-major, then y, then x (rows of the face box, x contiguous).
 //
 // Order of operations
 //   constructor  once: a send and a receive buffer per face, MPI_Recv_init / MPI_Send_init
 //                (persistent requests), reused by every exchange
-//   start(f)     pack every send face from f (OpenMP over rows) -> MPI_Startall(receives)
-//                -> MPI_Startall(sends). Receives first, so a message finds its buffer posted.
+//   start(f)     copy the faces to self, pack every send face from f (OpenMP over rows)
+//                -> MPI_Startall(receives) -> MPI_Startall(sends). Receives first, so a message
+//                finds its buffer posted.
 //   test()       MPI_Testall: true once every message of this exchange is done; any number of calls
 //   finish(f)    MPI_Waitall (the "wait" time) -> unpack every receive face into f (OpenMP over rows)
 //   exchange(f)  start(f) + finish(f)
@@ -48,6 +53,7 @@
 // the same halo width and call start/finish the same number of times.
 #include <mpi.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -82,7 +88,7 @@ class HaloExchange {
   // See the protocol above. start and finish throw std::logic_error when f's owned box or halo width
   // differ from the ones given at construction, on start while an exchange is in flight and on finish
   // without one.
-  void start(const Field<T>& f);
+  void start(Field<T>& f);
   bool test();
   void finish(Field<T>& f);
   void exchange(Field<T>& f) {
@@ -93,6 +99,9 @@ class HaloExchange {
   bool in_flight() const { return in_flight_; }
   HaloTimes last_times() const { return times_; }
   std::size_t bytes_per_exchange() const { return bytes_; }  // bytes this rank sends per exchange
+  // Axes along which some ghost comes from another rank: only near those faces must overlapped
+  // compute wait for finish().
+  const std::array<bool, 3>& remote_axes() const { return remote_axes_; }
   const Box& owned() const { return owned_; }
   int halo_width() const { return halo_; }
 
@@ -111,6 +120,11 @@ class HaloExchange {
   int halo_ = 0;
   std::vector<Face> sends_;
   std::vector<Face> recvs_;
+  struct LocalCopy {
+    Box from, to;  // an owned slab and the ghost slab one period away, same shape
+  };
+  std::vector<LocalCopy> local_copies_;
+  std::array<bool, 3> remote_axes_{false, false, false};
   // Receives first (recvs_.size() of them, in recvs_ order), then sends (in sends_ order).
   std::vector<MPI_Request> requests_;
   std::size_t bytes_ = 0;

@@ -1,6 +1,7 @@
 #pragma once
 // What one run produced, as plain values: filled by the time loop, printed by the report and
 // written to run.json. Values combined over ranks are already combined (rank 0 holds the truth).
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -31,6 +32,8 @@ struct RunOutcome {
   Verification verification;
   std::optional<std::string> failure;  // e.g. NaN detected: the run stopped early
   std::vector<StepTimes> step_times;   // per rank (complete on rank 0 only)
+  std::array<int, 3> process_grid{1, 1, 1};
+  std::uint64_t halo_bytes_per_step = 0;  // sent by all ranks together
   // Memory of this rank (rank 0's on rank 0): the three fields, and RSS around them.
   std::size_t field_bytes = 0;
   std::optional<std::uint64_t> rss_before_fields;

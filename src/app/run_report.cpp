@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "config/config_json.hpp"
 #include "config/enum_names.hpp"
 #include "output/runtime_json.hpp"
@@ -44,15 +46,71 @@ std::string format_header(const RunConfig& c, const RunContext& context, const T
   s += fmt::format("  run       {} steps, initial condition {}, init policy {}, blocks {} x {} x {}\n", c.steps,
                    enum_name(c.initial.kind), enum_name(c.init_policy), c.blocking.size[0], c.blocking.size[1],
                    c.blocking.size[2]);
-  s += fmt::format("  parallel  {} MPI rank(s) x {} OpenMP thread(s), {}\n", context.ranks, context.threads_per_rank,
-                   context.mpi_thread_level);
+  s += fmt::format("  parallel  {} MPI rank(s) x {} OpenMP thread(s), {}, halo {}, progress {}\n", context.ranks,
+                   context.threads_per_rank, context.mpi_thread_level, enum_name(c.parallel.halo),
+                   enum_name(c.parallel.progress));
   s += fmt::format("  machine   {}\n", context.topology_summary);
   s += binding_lines(binding);
   return s;
 }
 
+std::vector<PhaseSpread> phase_spreads(const RunOutcome& o) {
+  std::vector<PhaseSpread> spreads;
+  if (o.step_times.empty()) return spreads;
+  const int warmup = o.steps_done > 1 ? 1 : 0;  // the first step pays for page faults and cold caches
+  for (std::size_t p = 0; p < o.step_times.front().phase_count(); ++p) {
+    std::vector<double> means;
+    for (const StepTimes& rank_times : o.step_times) {
+      const PhaseSummary summary = rank_times.summary(p, warmup);
+      if (summary.count > 0) means.push_back(summary.mean);
+    }
+    if (means.empty()) continue;
+    std::sort(means.begin(), means.end());
+    const std::size_t n = means.size();
+    spreads.push_back({o.step_times.front().phases()[p], means.front(),
+                       n % 2 ? means[n / 2] : 0.5 * (means[n / 2 - 1] + means[n / 2]), means.back()});
+  }
+  return spreads;
+}
+
+std::optional<double> spread_median(const std::vector<PhaseSpread>& spreads, std::string_view phase) {
+  for (const PhaseSpread& s : spreads)
+    if (s.phase == phase) return s.median;
+  return std::nullopt;
+}
+
+HaloShare halo_share(const RunConfig& c, const RunOutcome& o) {
+  const auto spreads = phase_spreads(o);
+  HaloShare share;
+  const auto pack = spread_median(spreads, "pack"), wait = spread_median(spreads, "wait"),
+             unpack = spread_median(spreads, "unpack"), total = spread_median(spreads, "total"),
+             interior = spread_median(spreads, "interior");
+  if (pack && wait && unpack && total && *total > 0) share.exposed_fraction = (*pack + *wait + *unpack) / *total;
+  if (c.parallel.halo == HaloMode::overlap && interior && wait && *interior + *wait > 0)
+    share.hidden_fraction = *interior / (*interior + *wait);
+  else if (c.parallel.halo == HaloMode::bulk)
+    share.hidden_fraction = 0.0;
+  return share;
+}
+
 std::string format_summary(const RunConfig& c, const RunOutcome& o) {
   std::string s;
+  s += fmt::format("ranks:       {} x {} x {} process grid, halo {} per step over all ranks\n", o.process_grid[0],
+                   o.process_grid[1], o.process_grid[2], format_bytes(o.halo_bytes_per_step));
+  const auto spreads = phase_spreads(o);
+  if (!spreads.empty()) {
+    s += fmt::format("phases:      ms per step, mean over steps after the first, spread over ranks\n");
+    s += fmt::format("             {:<14} {:>9} {:>9} {:>9}\n", "phase", "min", "median", "max");
+    for (const PhaseSpread& p : spreads)
+      s += fmt::format("             {:<14} {:>9.3f} {:>9.3f} {:>9.3f}\n", p.phase, 1e3 * p.min, 1e3 * p.median,
+                       1e3 * p.max);
+    const HaloShare share = halo_share(c, o);
+    if (share.exposed_fraction)
+      s += fmt::format("halo:        exposed (pack + wait + unpack) {:.1f} % of the step", 100 * *share.exposed_fraction);
+    if (share.hidden_fraction)
+      s += fmt::format(", hidden behind the interior {:.1f} %", 100 * *share.hidden_fraction);
+    s += "\n";
+  }
   s += fmt::format("time:        {:.4f} s for {} steps\n", o.loop_seconds, o.steps_done);
   s += fmt::format("throughput:  {:.2f} MPoints/s\n", o.mpoints_per_second());
   s += fmt::format("flops:       {:.2f} GFlops ({} flops per point)\n", o.gflops(), o.flops_per_point);
@@ -100,6 +158,15 @@ nlohmann::json run_document(const RunConfig& config, const RunContext& context, 
                          {"max_error", optional_json(o.verification.max_error)},
                          {"tolerance", optional_json(o.verification.tolerance)},
                          {"detail", o.verification.detail}};
+  nlohmann::json spreads = nlohmann::json::object();
+  for (const PhaseSpread& p : phase_spreads(o))
+    spreads[p.phase] = {{"min_s", p.min}, {"median_s", p.median}, {"max_s", p.max}};
+  const HaloShare share = halo_share(config, o);
+  doc["decomposition"] = {{"process_grid", o.process_grid},
+                          {"halo_bytes_per_step", o.halo_bytes_per_step},
+                          {"phase_mean_spread_over_ranks", spreads},
+                          {"halo_exposed_fraction", optional_json(share.exposed_fraction)},
+                          {"halo_hidden_fraction", optional_json(share.hidden_fraction)}};
   doc["checksum"] = checksum_text(o.checksum);
   doc["l2_norm"] = o.l2_norm;
   if (o.failure) doc["failure"] = *o.failure;

@@ -2,7 +2,9 @@
 // What a run tells its user: the header before the time loop, the summary after it, and the
 // run.json document. Printing happens on rank 0 only; these functions just format.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "app/run_outcome.hpp"
 #include "config/run_config.hpp"
@@ -25,6 +27,22 @@ std::string format_summary(const RunConfig& config, const RunOutcome& outcome);
 // verification and checksum.
 nlohmann::json run_document(const RunConfig& config, const RunContext& context, const ThreadBinding& binding,
                             const RunOutcome& outcome, const nlohmann::json& provenance);
+
+// The mean time per step of one phase (after the first step) on each rank: min, median, max over ranks.
+struct PhaseSpread {
+  std::string phase;
+  double min = 0, median = 0, max = 0;
+};
+std::vector<PhaseSpread> phase_spreads(const RunOutcome& outcome);
+
+// How much of the step the halo exchange costs (pack + wait + unpack over the step, median rank),
+// and in overlap mode the share of the time the messages were in flight that was spent computing the
+// interior rather than waiting: interior / (interior + wait). Bulk mode hides nothing.
+struct HaloShare {
+  std::optional<double> exposed_fraction;
+  std::optional<double> hidden_fraction;
+};
+HaloShare halo_share(const RunConfig& config, const RunOutcome& outcome);
 
 // "0x" followed by 16 hex digits.
 std::string checksum_text(std::uint64_t checksum);

@@ -8,9 +8,13 @@
 #include <optional>
 #include <stdexcept>
 
-#include "field/periodic_halo.hpp"
+#include "app/step_driver.hpp"
+#include "mpi/cartesian.hpp"
 #include "mpi/collective.hpp"
+#include "mpi/decomposition.hpp"
 #include "mpi/environment.hpp"
+#include "mpi/halo_exchange.hpp"
+#include "mpi/progress_thread.hpp"
 #include "output/progress.hpp"
 #include "runtime/memory_usage.hpp"
 #include "solver/wave_solver.hpp"
@@ -30,6 +34,31 @@ int comm_size(MPI_Comm comm) {
   int s = 1;
   MPI_Comm_size(comm, &s);
   return s;
+}
+
+// Ranks sharing this rank's node (the memory they compete for).
+int ranks_on_this_node(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  mpi::check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  const int n = comm_size(node);
+  MPI_Comm_free(&node);
+  return n;
+}
+
+void fail_if_asked(const RunConfig& config, int rank, int step) {
+  if (config.debug.fail_rank == rank && config.debug.fail_step == step)
+    throw std::runtime_error("injected failure on rank " + std::to_string(rank) + " at step " + std::to_string(step) +
+                             " (debug.fail_rank = " + std::to_string(rank) +
+                             ", debug.fail_step = " + std::to_string(step) + ")");
+}
+
+mpi::Decomposition decompose_grid(const RunConfig& config, MPI_Comm comm, std::size_t value_bytes) {
+  const Index3& p = config.parallel.process_grid;
+  const mpi::Dims3 requested{static_cast<int>(p[0]), static_cast<int>(p[1]), static_cast<int>(p[2])};
+  const mpi::Decomposition d = mpi::decompose(config.grid.n, comm_size(comm), requested, config.grid.radius);
+  if (const auto available = available_memory_bytes())
+    mpi::check_fits_in_memory(d, config.grid.radius, value_bytes, ranks_on_this_node(comm), *available);
+  return d;
 }
 
 // Round-off of the leapfrog recurrence grows about linearly with the number of steps; 50 ulps of
@@ -86,62 +115,89 @@ std::vector<StepTimes> gather_step_times(const StepTimes& mine, MPI_Comm comm) {
   return per_rank;
 }
 
+// The phases of steps.csv, in order.
+enum Phase : std::size_t { pack, wait, unpack, interior, shell, check, total, hidden };
+const std::vector<std::string> kPhaseNames{"pack", "wait", "unpack", "interior", "shell", "check", "total",
+                                           "messages_done"};
+
 }  // namespace
 
 template <typename T>
 RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm) {
   const int rank = comm_rank(comm);
-  if (comm_size(comm) != 1)
-    throw std::runtime_error("this build runs on one MPI rank only; start it with mpiexec -n 1");
-  const Box owned = config.grid.whole();
-
   RunOutcome out;
+
+  // Set-up. Every step is collective: an error on any rank is reported once and ends all of them.
+  if (config.parallel.progress == ProgressEngine::thread) {
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    if (provided < MPI_THREAD_MULTIPLE)
+      throw mpi::CollectiveError("parallel.progress = \"thread\" needs MPI_THREAD_MULTIPLE, but the MPI library "
+                                 "provides " + mpi::thread_level_name(provided) +
+                                 "; allowed with this library: parallel.progress = \"none\" or \"poll\"",
+                                 0);
+  }
+  const mpi::Decomposition decomposition =
+      mpi::collectively(comm, [&] { return decompose_grid(config, comm, sizeof(T)); });
+  fail_if_asked(config, rank, 0);
+  const bool periodic = config.grid.boundary == Boundary::periodic;
+  std::optional<mpi::CartesianComm> cart;
+  mpi::collectively(comm, [&] { cart.emplace(comm, decomposition, std::array<bool, 3>{periodic, periodic, periodic}); });
+
   out.rss_before_fields = current_rss_bytes();
   reset_peak_rss();
-  // An allocation that fails on one rank must end the job on all of them, not leave them waiting.
-  std::optional<WaveSolver<T>> holder;
-  mpi::collectively(comm, [&] { holder.emplace(config, owned); });
-  WaveSolver<T>& solver = *holder;
-  out.field_bytes = solver.field_bytes();
+  std::optional<WaveSolver<T>> solver;
+  std::optional<mpi::HaloExchange<T>> halo;
+  std::optional<mpi::ProgressThread> progress_thread;
+  mpi::collectively(comm, [&] {
+    halo.emplace(*cart, cart->owned(), config.grid.radius);
+    solver.emplace(config, cart->owned(), halo->remote_axes());
+    if (config.parallel.progress == ProgressEngine::thread) progress_thread.emplace(config.parallel.progress_core);
+  });
+  StepDriver<T> driver(config.parallel, *solver, *halo, progress_thread ? &*progress_thread : nullptr);
+  out.field_bytes = solver->field_bytes();
   out.updated_points = config.grid.updated_points();
   out.flops_per_point = Kernel<T>::flops_per_point(config.grid.radius);
   out.bytes_per_point = Kernel<T>::bytes_per_point();
+  out.process_grid = decomposition.dims;
+  out.halo_bytes_per_step = static_cast<std::uint64_t>(
+      mpi::allreduce_sum(comm, static_cast<double>(halo->bytes_per_exchange())));
 
-  const auto update_halo = [&](Field<T>& f) {
-    if (config.grid.boundary == Boundary::periodic) fill_periodic_halo(f, config.grid);
-  };
-
-  StepTimes times(config.steps, {"halo", "compute", "check", "total"});
-  const std::size_t halo_i = 0, compute_i = 1, check_i = 2, total_i = 3;
+  StepTimes times(config.steps, kPhaseNames);
   ProgressReporter progress(config.steps, rank == 0 ? config.progress : ProgressMode::off, stdout,
                             static_cast<double>(out.updated_points));
   int last_clean_step = 0;
   mpi::check(MPI_Barrier(comm), "MPI_Barrier");
   const double start = omp_get_wtime();
   for (int s = 0; s < config.steps; ++s) {
+    fail_if_asked(config, rank, s + 1);
     const double t0 = omp_get_wtime();
-    const auto phases = solver.step(update_halo);
-    times.record(s, halo_i, phases.halo);
-    times.record(s, compute_i, phases.compute);
-    const int done = solver.steps_done();
+    const StepPhaseTimes phases = driver.step();
+    times.record(s, pack, phases.pack);
+    times.record(s, wait, phases.wait);
+    times.record(s, unpack, phases.unpack);
+    times.record(s, interior, phases.interior);
+    times.record(s, shell, phases.shell);
+    if (phases.messages_done_after) times.record(s, hidden, *phases.messages_done_after);
+    const int done = solver->steps_done();
     if (done % config.check_every == 0 || done == config.steps) {
       const double c0 = omp_get_wtime();
-      const bool finite = mpi::allreduce_and(comm, all_finite(solver.current(), solver.update_region()));
-      times.record(s, check_i, omp_get_wtime() - c0);
+      const bool finite = mpi::allreduce_and(comm, all_finite(solver->current(), solver->update_region()));
+      times.record(s, check, omp_get_wtime() - c0);
       if (!finite) {
         out.failure = "non-finite values (NaN or Inf) appeared between step " + std::to_string(last_clean_step + 1) +
                       " and step " + std::to_string(done) + "; the run was stopped there";
-        times.record(s, total_i, omp_get_wtime() - t0);
+        times.record(s, total, omp_get_wtime() - t0);
         break;
       }
       last_clean_step = done;
     }
-    times.record(s, total_i, omp_get_wtime() - t0);
+    times.record(s, total, omp_get_wtime() - t0);
     progress.update(done, omp_get_wtime() - start);
   }
   const double local_seconds = omp_get_wtime() - start;
   progress.finish();
-  out.steps_done = solver.steps_done();
+  out.steps_done = solver->steps_done();
   out.loop_seconds = mpi::allreduce_max(comm, local_seconds);
   out.peak_rss = peak_rss_bytes();
 
@@ -150,11 +206,11 @@ RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm) {
     out.verification.method = "none";
     out.verification.detail = *out.failure;
   } else {
-    out.verification = verify(config, solver, comm);
+    out.verification = verify(config, *solver, comm);
   }
-  const Box& mine = solver.current().owned();
-  out.checksum = mpi::allreduce_sum_u64(comm, field_checksum(solver.current(), mine, config.grid));
-  out.l2_norm = std::sqrt(mpi::allreduce_sum(comm, sum_of_squares(solver.current(), mine)));
+  const Box& mine = solver->current().owned();
+  out.checksum = mpi::allreduce_sum_u64(comm, field_checksum(solver->current(), mine, config.grid));
+  out.l2_norm = std::sqrt(mpi::allreduce_sum(comm, sum_of_squares(solver->current(), mine)));
   out.step_times = gather_step_times(times, comm);
   return out;
 }

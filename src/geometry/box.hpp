@@ -2,6 +2,7 @@
 // Box: a half-open 3D index range [lo, hi) in global grid indices, x (axis 0, n1) fastest.
 #include <array>
 #include <cstdint>
+#include <vector>
 
 namespace wave3d {
 
@@ -43,5 +44,10 @@ inline Box intersect(const Box& a, const Box& b) {
 }
 
 inline Box box_from_extents(const Index3& n) { return Box{{0, 0, 0}, n}; }
+
+// The part of `outer` not in `inner` (inner must lie inside outer), as at most six disjoint boxes:
+// the z slabs below and above inner, then the y slabs and the x slabs of inner's z range. Empty
+// pieces are left out; an empty inner gives outer itself.
+std::vector<Box> boxes_outside(const Box& outer, const Box& inner);
 
 }  // namespace wave3d

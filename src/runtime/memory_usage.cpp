@@ -38,8 +38,8 @@ std::optional<std::uint64_t> field_bytes(std::string_view text, std::string_view
   return std::nullopt;
 }
 
-std::optional<std::string> read_proc_status() {
-  std::ifstream in("/proc/self/status");
+std::optional<std::string> read_proc_file(const char* path) {
+  std::ifstream in(path);
   if (!in) return std::nullopt;
   std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   if (in.bad()) return std::nullopt;
@@ -53,9 +53,15 @@ MemoryUsage parse_proc_status(std::string_view status_text) {
 }
 
 MemoryUsage read_memory_usage() {
-  const auto text = read_proc_status();
+  const auto text = read_proc_file("/proc/self/status");
   if (!text) return {};
   return parse_proc_status(*text);
+}
+
+std::optional<std::uint64_t> available_memory_bytes() {
+  const auto text = read_proc_file("/proc/meminfo");
+  if (!text) return std::nullopt;
+  return field_bytes(*text, "MemAvailable");
 }
 
 std::optional<std::uint64_t> current_rss_bytes() { return read_memory_usage().rss_bytes; }

@@ -24,4 +24,8 @@ MemoryUsage parse_proc_status(std::string_view status_text);
 // so the peak of one phase of a run can be measured. False when that is not possible.
 bool reset_peak_rss();
 
+// Memory the kernel estimates is available for new allocations on this node (MemAvailable in
+// /proc/meminfo), or nullopt where it does not say.
+std::optional<std::uint64_t> available_memory_bytes();
+
 }  // namespace wave3d

@@ -1,17 +1,30 @@
 #include "solver/wave_solver.hpp"
 
-#include <omp.h>
-
 #include "field/first_touch.hpp"
 #include "init/initial_condition.hpp"
 #include "stencil/coefficients.hpp"
 
 namespace wave3d {
 
+namespace {
+
+Box shrunk_along(Box b, std::int64_t width, const std::array<bool, 3>& axes) {
+  for (int a = 0; a < 3; ++a)
+    if (axes[a]) {
+      b.lo[a] += width;
+      b.hi[a] -= width;
+    }
+  return b;
+}
+
+}  // namespace
+
 template <typename T>
-WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned)
+WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<bool, 3> halo_in_flight)
     : config_(config),
       update_region_(intersect(owned, config.grid.updated())),
+      interior_region_(intersect(update_region_, shrunk_along(owned, config.grid.radius, halo_in_flight))),
+      shell_regions_(boxes_outside(update_region_, interior_region_)),
       prev_(owned, config.grid.radius),
       next_(owned, config.grid.radius),
       vel_(owned, config.grid.radius),
@@ -21,19 +34,22 @@ WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned)
 }
 
 template <typename T>
-typename WaveSolver<T>::StepPhases WaveSolver<T>::step(const HaloUpdate& update_halo) {
-  StepPhases phases;
-  const double t0 = omp_get_wtime();
-  update_halo(prev_);
-  const double t1 = omp_get_wtime();
-  kernel_.update(prev_, next_, vel_, update_region_);
+void WaveSolver<T>::compute(const Box& region, const std::function<void()>* between_blocks) {
+  kernel_.update(prev_, next_, vel_, region, between_blocks);
+}
+
+template <typename T>
+void WaveSolver<T>::advance() {
   inject_source(config_.initial, config_.physics, next_, vel_, steps_done_ + 1);
-  const double t2 = omp_get_wtime();
   swap(prev_, next_);
   ++steps_done_;
-  phases.halo = t1 - t0;
-  phases.compute = t2 - t1;
-  return phases;
+}
+
+template <typename T>
+void WaveSolver<T>::step(const HaloUpdate& update_halo) {
+  update_halo(prev_);
+  compute(update_region_);
+  advance();
 }
 
 template <typename T>

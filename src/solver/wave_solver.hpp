@@ -3,7 +3,9 @@
 // It knows nothing of ranks: the caller hands in the halo update (a periodic copy on one rank, the
 // MPI exchange on many) and combines per-rank results. Fields are first-touched by the threads
 // that compute them, in the kernel's block order.
+#include <array>
 #include <functional>
+#include <vector>
 
 #include "config/run_config.hpp"
 #include "field/field.hpp"
@@ -18,19 +20,28 @@ class WaveSolver {
   // Updates the halo of a field from its neighbours (or periodic images).
   using HaloUpdate = std::function<void(Field<T>&)>;
 
-  // Allocates and initialises the fields of the subdomain `owned` (global indices).
-  WaveSolver(const RunConfig& config, const Box& owned);
+  // Allocates and initialises the fields of the subdomain `owned` (global indices). halo_in_flight:
+  // the axes along which ghost cells may still be arriving while the interior is computed; the
+  // interior keeps R points away from those faces only.
+  WaveSolver(const RunConfig& config, const Box& owned, std::array<bool, 3> halo_in_flight = {true, true, true});
 
   // The points of the owned box this rank updates each step (owned minus any fixed boundary layer).
   const Box& update_region() const { return update_region_; }
+  // The updated points whose stencil reaches no halo cell (computable while the halo is in flight),
+  // and the rest of the update region around them.
+  const Box& interior_region() const { return interior_region_; }
+  const std::vector<Box>& shell_regions() const { return shell_regions_; }
 
-  // Durations of the parts of one step, in seconds.
-  struct StepPhases {
-    double halo = 0.0;
-    double compute = 0.0;
-  };
-  // Advances one time level: halo update of prev, kernel, source, swap.
-  StepPhases step(const HaloUpdate& update_halo);
+  // One time level in parts, for callers that overlap the halo exchange with computing:
+  // the field whose halo must be current before compute() reads near it,
+  Field<T>& halo_field() { return prev_; }
+  // the kernel on part of the update region (see Kernel::update for between_blocks),
+  void compute(const Box& region, const std::function<void()>* between_blocks = nullptr);
+  // and the end of the step once the whole update region is computed: source term, swap.
+  void advance();
+
+  // All of it at once: halo update of prev, kernel on the update region, advance().
+  void step(const HaloUpdate& update_halo);
 
   int steps_done() const { return steps_done_; }
   const Field<T>& current() const { return prev_; }  // u at time level steps_done()
@@ -44,6 +55,8 @@ class WaveSolver {
  private:
   const RunConfig& config_;
   Box update_region_;
+  Box interior_region_;
+  std::vector<Box> shell_regions_;
   Field<T> prev_, next_, vel_;
   Kernel<T> kernel_;
   int steps_done_ = 0;

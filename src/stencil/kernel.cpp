@@ -1,5 +1,7 @@
 #include "stencil/kernel.hpp"
 
+#include <omp.h>
+
 #include <cassert>
 #include <stdexcept>
 #include <string>
@@ -38,7 +40,7 @@ void check_layout(const Field<T>& prev, const Field<T>& next, const Field<T>& ve
 
 template <typename T, int R>
 void update_blocked(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const T* c, const Box& region,
-                    const Blocking& blocking) {
+                    const Blocking& blocking, const std::function<void()>* between_blocks) {
   const std::int64_t s1 = prev.row_stride(), s2 = prev.plane_stride();
   const T* pb = prev.data();
   T* nb = next.data();
@@ -51,6 +53,7 @@ void update_blocked(const Field<T>& prev, Field<T>& next, const Field<T>& vel, c
         update_row<T, R>(pb + o, nb + o, vb + o, c, len, s1, s2);
       }
     }
+    if (between_blocks != nullptr && omp_get_thread_num() == 0) (*between_blocks)();
   });
 }
 
@@ -94,9 +97,12 @@ Kernel<T>::Kernel(const std::vector<double>& weights, Blocking blocking)
 }
 
 template <typename T>
-void Kernel<T>::update(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& region) const {
+void Kernel<T>::update(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& region,
+                       const std::function<void()>* between_blocks) const {
   check_layout(prev, next, vel, region, radius_);
-  dispatch_radius(radius_, [&]<int R>() { update_blocked<T, R>(prev, next, vel, weights_.data(), region, blocking_); });
+  dispatch_radius(radius_, [&]<int R>() {
+    update_blocked<T, R>(prev, next, vel, weights_.data(), region, blocking_, between_blocks);
+  });
 }
 
 template <typename T>

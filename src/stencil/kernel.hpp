@@ -6,6 +6,7 @@
 // vel holds v^2 dt^2 / h^2, so the Laplacian weights are the plain second-derivative weights.
 // Two implementations with the same floating-point operation order, hence bitwise equal results:
 // the blocked OpenMP kernel used for runs, and a plain triple loop kept as the reference.
+#include <functional>
 #include <vector>
 
 #include "field/field.hpp"
@@ -25,7 +26,10 @@ class Kernel {
 
   // Updates the points of `region` (global indices, inside the fields' owned box). All three fields
   // must share one layout. The halo of prev within R of the region must be current.
-  void update(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& region) const;
+  // between_blocks, if given, is called by OpenMP thread 0 after each of its blocks (a hook for work
+  // that must interleave with computing, such as driving communication).
+  void update(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& region,
+              const std::function<void()>* between_blocks = nullptr) const;
   void update_reference(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& region) const;
 
   // Flops the reference implementation counts per updated point: 7R + 5 (61 at R = 8, as ISO3DFD).

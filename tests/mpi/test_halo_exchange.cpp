@@ -188,7 +188,7 @@ TYPED_TEST(HaloExchangeTyped, StartThenPollTestThenFinish) {
   }
 }
 
-TYPED_TEST(HaloExchangeTyped, BytesPerExchangeCountsRealNeighboursOnly) {
+TYPED_TEST(HaloExchangeTyped, BytesPerExchangeCountsMessagesToOtherRanksOnly) {
   using T = TypeParam;
   const int ranks = t::world_size();
   const int rank = t::world_rank();
@@ -201,11 +201,16 @@ TYPED_TEST(HaloExchangeTyped, BytesPerExchangeCountsRealNeighboursOnly) {
       const HaloExchange<T> halo(cart, cart.owned(), shape.radius);
       const Index3 e = cart.owned().extents();
       std::size_t expected = 0;
+      std::array<bool, 3> remote{false, false, false};
       for (int axis = 0; axis < 3; ++axis)
-        for (int direction : {-1, 1})
-          if (d.neighbour(rank, axis, direction, periodic[static_cast<std::size_t>(axis)]) != -1)
-            expected += static_cast<std::size_t>(shape.radius * e[(axis + 1) % 3] * e[(axis + 2) % 3]) * sizeof(T);
+        for (int direction : {-1, 1}) {
+          const int peer = d.neighbour(rank, axis, direction, periodic[static_cast<std::size_t>(axis)]);
+          if (peer == -1 || peer == rank) continue;  // zero boundary, or a copy to itself: no message
+          expected += static_cast<std::size_t>(shape.radius * e[(axis + 1) % 3] * e[(axis + 2) % 3]) * sizeof(T);
+          remote[static_cast<std::size_t>(axis)] = true;
+        }
       EXPECT_EQ(halo.bytes_per_exchange(), expected) << describe(shape, dims, periodic);
+      EXPECT_EQ(halo.remote_axes(), remote) << describe(shape, dims, periodic);
     }
   }
 }

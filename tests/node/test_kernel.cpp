@@ -91,3 +91,25 @@ TEST(Kernel, RejectsUnsupportedRadius) {
 
 }  // namespace
 }  // namespace wave3d
+
+namespace wave3d {
+namespace {
+
+TEST(Box, BoxesOutsideTileTheDifferenceExactly) {
+  const Box outer{{2, 3, 4}, {20, 17, 15}};
+  for (const Box& inner : {Box{{5, 6, 7}, {15, 12, 11}}, Box{{2, 3, 4}, {20, 17, 15}}, Box{{2, 6, 4}, {20, 12, 15}},
+                           Box{{2, 3, 4}, {2, 3, 4}}}) {
+    const auto pieces = boxes_outside(outer, inner);
+    EXPECT_LE(pieces.size(), 6u);
+    for (auto z = outer.lo[2]; z < outer.hi[2]; ++z)
+      for (auto y = outer.lo[1]; y < outer.hi[1]; ++y)
+        for (auto x = outer.lo[0]; x < outer.hi[0]; ++x) {
+          int covered = inner.contains({x, y, z}) ? 1 : 0;
+          for (const Box& p : pieces) covered += p.contains({x, y, z}) ? 1 : 0;
+          ASSERT_EQ(covered, 1) << x << "," << y << "," << z;
+        }
+  }
+}
+
+}  // namespace
+}  // namespace wave3d

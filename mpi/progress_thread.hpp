@@ -1,0 +1,47 @@
+#pragma once
+// A progress thread: while the OpenMP threads compute, it keeps calling a poll function (in wave3d,
+// HaloExchange::test, i.e. MPI_Testall) so messages advance without waiting for the next MPI call
+// of the main thread. It lives for the whole run and is handed one job per step, so no thread is
+// created in the time loop. Calling MPI from it needs MPI_THREAD_MULTIPLE: the caller checks that.
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace wave3d::mpi {
+
+class ProgressThread {
+ public:
+  // cpu: the OS CPU index to bind the thread to, or -1 to leave it unbound. Throws
+  // std::invalid_argument naming parallel.progress_core if the process may not run on that CPU.
+  explicit ProgressThread(int cpu);
+  ~ProgressThread();
+  ProgressThread(const ProgressThread&) = delete;
+  ProgressThread& operator=(const ProgressThread&) = delete;
+
+  // Starts calling poll() on the progress thread until it returns true or stop() is called.
+  void start(std::function<bool()> poll);
+  // Returns once the thread has stopped calling poll; the seconds from start() until poll() first
+  // returned true, or nullopt if it had not by the time stop() was called.
+  std::optional<double> stop();
+
+  int cpu() const { return cpu_; }
+
+ private:
+  void run();
+  void shutdown();  // ends and joins the thread; safe to call twice
+
+  int cpu_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::function<bool()> poll_;  // the current job; empty when idle
+  bool busy_ = false;           // a job was handed over and is not finished
+  std::atomic<bool> stop_requested_{false};  // read by the polling loop without the lock
+  bool quit_ = false;
+  std::optional<double> completed_after_;
+  std::thread thread_;  // last: starts after everything above is initialised
+};
+
+}  // namespace wave3d::mpi

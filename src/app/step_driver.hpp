@@ -1,0 +1,52 @@
+#pragma once
+// One time step of a subdomain with its halo exchange, in the mode the config asks for:
+//   bulk:              exchange(prev) -> compute(update region)
+//   overlap:           start(prev) -> compute(interior) -> finish(prev) -> compute(shell)
+//   overlap + thread:  as overlap, with the progress thread calling MPI_Testall during the interior
+//   overlap + poll:    as overlap, with OpenMP thread 0 calling MPI_Testall between its blocks
+// and the time each part took. This is where the node-level solver and the MPI layer meet.
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "config/run_config.hpp"
+#include "mpi/halo_exchange.hpp"
+#include "mpi/progress_thread.hpp"
+#include "solver/wave_solver.hpp"
+
+namespace wave3d::app {
+
+struct StepPhaseTimes {
+  double pack = 0, wait = 0, unpack = 0;  // the halo exchange's exposed parts
+  double interior = 0, shell = 0;         // compute; in bulk mode all of it counts as interior
+  // Seconds from posting the messages until they were seen complete, where known (progress modes).
+  std::optional<double> messages_done_after;
+};
+
+template <typename T>
+class StepDriver {
+ public:
+  // progress_thread may be null unless config.parallel.progress is thread.
+  StepDriver(const ParallelSettings& parallel, WaveSolver<T>& solver, mpi::HaloExchange<T>& halo,
+             mpi::ProgressThread* progress_thread);
+
+  StepPhaseTimes step();
+
+ private:
+  StepPhaseTimes bulk_step();
+  StepPhaseTimes overlap_step();
+
+  ParallelSettings parallel_;
+  WaveSolver<T>& solver_;
+  mpi::HaloExchange<T>& halo_;
+  mpi::ProgressThread* progress_thread_;
+  std::function<void()> poll_between_blocks_;
+  bool messages_done_ = false;   // poll mode: thread 0 saw test() return true
+  double posted_at_ = 0;
+  std::optional<double> polled_done_after_;
+};
+
+extern template class StepDriver<float>;
+extern template class StepDriver<double>;
+
+}  // namespace wave3d::app

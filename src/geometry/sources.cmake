@@ -1,0 +1,1 @@
+target_sources(wave3d_node PRIVATE geometry/box.cpp)
