@@ -29,6 +29,12 @@ inline void update_row(const T* __restrict p, T* __restrict nx, const T* __restr
 }
 
 template <typename T>
+inline void prefetch_row(const T* row, std::int64_t len) {
+  constexpr std::int64_t per_line = kCacheLine / sizeof(T);
+  for (std::int64_t i = 0; i < len; i += per_line) __builtin_prefetch(row + i, 0, 3);
+}
+
+template <typename T>
 void check_layout(const Field<T>& prev, const Field<T>& next, const Field<T>& vel, const Box& region, int radius) {
   if (!(prev.owned() == next.owned() && prev.owned() == vel.owned() && prev.halo() == next.halo() &&
         prev.halo() == vel.halo()))
@@ -50,6 +56,9 @@ void update_blocked(const Field<T>& prev, Field<T>& next, const Field<T>& vel, c
     for (std::int64_t z = b.lo[2]; z < b.hi[2]; ++z) {
       for (std::int64_t y = b.lo[1]; y < b.hi[1]; ++y) {
         const std::int64_t o = prev.offset(b.lo[0], y, z);
+        // The next row's leading z neighbour (plane z+R) is the one line of prev not yet in cache:
+        // every other row it reads was read by the rows before it. Ask for it one row early.
+        prefetch_row(pb + o + s1 + R * s2, len);
         update_row<T, R>(pb + o, nb + o, vb + o, c, len, s1, s2);
       }
     }
