@@ -26,7 +26,8 @@ build() {  # build <preset>
 
 if [[ $mode == run ]]; then
   build release
-  ranks=1
+  # The default run is decomposed over 2 ranks (fewer when the machine has a single core).
+  ranks=$(( $(nproc) >= 2 ? 2 : 1 ))
   threads=$(( $(nproc) / ranks ))
   export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$threads} OMP_PROC_BIND=${OMP_PROC_BIND:-close} OMP_PLACES=${OMP_PLACES:-cores}
   exec mpiexec -n "$ranks" --bind-to none build/release/src/app/wave3d run

@@ -10,6 +10,7 @@
 
 #include "app/bench_measure.hpp"
 #include "app/thread_list.hpp"
+#include "config/enum_names.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/environment.hpp"
 #include "mpi/quiet_wait.hpp"
@@ -28,6 +29,7 @@ struct BenchOptions {
   int repetitions = 5;
   int fma_units = 2;
   std::vector<std::int64_t> blocking{0, 16, 64};
+  std::string halo = "overlap";
   std::string json;
 };
 
@@ -45,6 +47,7 @@ RunConfig stencil_config(const BenchOptions& o, std::int64_t n) {
   c.physics = Physics{1500.0, 0.001};
   c.blocking = Blocking{{o.blocking[0], o.blocking[1], o.blocking[2]}};
   c.initial.kind = InitialKind::seed_cube;
+  c.parallel.halo = *enum_from_name<HaloMode>(o.halo);
   c.init_policy = InitPolicy::first_touch;
   return c;
 }
@@ -76,6 +79,8 @@ nlohmann::json to_json(const BenchCase& c) {
           {"fraction_of_bandwidth_bound", c.fraction_of_bandwidth_bound()},
           {"compute_bound_mpoints", optional(c.compute_bound_mpoints)},
           {"field_bytes", c.field_bytes},
+          {"process_grid", c.process_grid},
+          {"halo_exposed_fraction", optional(c.halo_exposed_fraction)},
           {"rss_growth_over_fields", optional(c.rss_growth_over_fields)}};
 }
 
@@ -130,12 +135,21 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
     mpi::barrier_quietly(comm);
   }
   if (alone != MPI_COMM_NULL) MPI_Comm_free(&alone);
-  // 2. With several ranks: all of them, one thread each, on the same grid.
+  // 2. With several ranks: all of them, one thread each, on the same grid, compared with one rank
+  //    running as many threads (the layout question: ranks or threads?).
   if (size > 1) {
     BenchCase all = measure_case(settings, 1, comm);
     if (rank == 0) {
       cases.push_back(all);
       print_case(all, single_thread_rate);
+      for (const BenchCase& c : cases) {
+        if (c.ranks != 1 || c.threads_per_rank != size) continue;
+        fmt::print("\nlayout: {} ranks x 1 thread ({} x {} x {} process grid) reach {:.3f} x the throughput of 1 rank x "
+                   "{} threads; exposed halo (pack + wait + unpack) {:.1f} % of the step ({} halo)\n",
+                   size, all.process_grid[0], all.process_grid[1], all.process_grid[2],
+                   all.stencil_mpoints.median / c.stencil_mpoints.median, size,
+                   100 * all.halo_exposed_fraction.value_or(0.0), enum_name(settings.stencil.parallel.halo));
+      }
     }
   }
 
@@ -182,6 +196,9 @@ Command add_bench_command(CLI::App& parent) {
       ->check(CLI::NonNegativeNumber);
   cli->add_option("--fma-units", o->fma_units, "FMA pipes per core assumed for the compute bound")
       ->check(CLI::Range(1, 8))
+      ->capture_default_str();
+  cli->add_option("--halo", o->halo, "Halo exchange mode of the multi-rank case")
+      ->check(CLI::IsMember({"bulk", "overlap"}))
       ->capture_default_str();
   cli->add_option("--json", o->json, "Also write the results to this JSON file");
   return {cli, [o](MPI_Comm comm, const std::vector<std::string>&) { return run_bench(*o, comm); }};

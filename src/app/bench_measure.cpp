@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "app/run_report.hpp"
 #include "app/time_loop.hpp"
 #include "mpi/collective.hpp"
 #include "probe/stream.hpp"
@@ -87,6 +88,8 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   if (const auto peak = peak_gflops(ranks * threads, value_bytes, s.fma_units))
     c.compute_bound_mpoints = *peak * 1e3 / outcome.flops_per_point;
   c.field_bytes = outcome.field_bytes;
+  c.process_grid = outcome.process_grid;
+  if (ranks > 1 && rank == 0) c.halo_exposed_fraction = halo_share(config, outcome).exposed_fraction;
   if (outcome.peak_rss && outcome.rss_before_fields && outcome.field_bytes > 0)
     c.rss_growth_over_fields =
         static_cast<double>(*outcome.peak_rss - *outcome.rss_before_fields) / static_cast<double>(outcome.field_bytes);

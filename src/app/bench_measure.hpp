@@ -3,6 +3,7 @@
 // holding the stencil's throughput and the triad bandwidth taken in the same process just before.
 #include <mpi.h>
 
+#include <array>
 #include <optional>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct BenchCase {
   std::size_t field_bytes = 0;
   std::optional<double> rss_growth_over_fields;  // (peak RSS - RSS before the fields) / field bytes
   bool verified_finite = true;
+  // Halo exchange cost (pack + wait + unpack over the step, median rank); nullopt on one rank.
+  std::optional<double> halo_exposed_fraction;
+  std::array<int, 3> process_grid{1, 1, 1};
 
   double fraction_of_bandwidth_bound() const { return stencil_mpoints.median / bandwidth_bound_mpoints; }
 };
