@@ -89,9 +89,7 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const MachineInfo machine = collect_machine_info();
-  const std::optional<std::uint64_t> llc =
-      machine.last_level_cache ? std::optional(machine.last_level_cache->bytes * machine.last_level_cache->instances)
-                               : std::nullopt;
+  const std::optional<std::uint64_t> llc = total_last_level_cache_bytes(machine);
   const std::int64_t n = o.grid > 0 ? o.grid : default_grid_edge(llc.value_or(32u << 20));
   BenchSettings settings;
   settings.stencil = stencil_config(o, n);

@@ -1,7 +1,6 @@
 #include "app/stream_command.hpp"
 
 #include <fmt/format.h>
-#include <hwloc.h>
 #include <mpi.h>
 #include <omp.h>
 
@@ -25,6 +24,7 @@
 #include "probe/stream.hpp"
 #include "probe/stream_json.hpp"
 #include "runtime/byte_size.hpp"
+#include "runtime/machine_info.hpp"
 
 namespace wave3d::app {
 
@@ -41,47 +41,6 @@ struct StreamCommandOptions {
   std::string json;  // empty = no JSON file
 };
 
-struct LastLevelCache {
-  int level = 0;
-  int instances = 0;
-  std::size_t total_bytes = 0;    // summed over instances: what STREAM's 4x rule is about
-  std::size_t largest_bytes = 0;  // one instance
-};
-
-struct NodeFacts {
-  std::optional<LastLevelCache> llc;
-  int numa_nodes = 0;  // 0 = unknown
-};
-
-// The caches and NUMA nodes this process may use. hwloc's default topology leaves out PUs outside
-// our cpuset, so a job confined to a few cores of a big node sizes its arrays for its own caches.
-NodeFacts discover_node() {
-  NodeFacts facts;
-  hwloc_topology_t raw = nullptr;
-  if (hwloc_topology_init(&raw) != 0) return facts;
-  const std::unique_ptr<hwloc_topology, void (*)(hwloc_topology_t)> topology(raw, hwloc_topology_destroy);
-  if (hwloc_topology_load(raw) != 0) return facts;
-  facts.numa_nodes = std::max(0, hwloc_get_nbobjs_by_type(raw, HWLOC_OBJ_NUMANODE));
-  // The deepest level present is the last level; L1CACHE is data/unified (instruction caches are apart).
-  constexpr hwloc_obj_type_t levels[] = {HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE,
-                                         HWLOC_OBJ_L1CACHE};
-  for (hwloc_obj_type_t type : levels) {
-    const int n = hwloc_get_nbobjs_by_type(raw, type);
-    if (n <= 0) continue;
-    LastLevelCache llc;
-    llc.instances = n;
-    for (int i = 0; i < n; ++i) {
-      const hwloc_obj_t obj = hwloc_get_obj_by_type(raw, type, static_cast<unsigned>(i));
-      llc.level = static_cast<int>(obj->attr->cache.depth);
-      llc.total_bytes += obj->attr->cache.size;
-      llc.largest_bytes = std::max<std::size_t>(llc.largest_bytes, obj->attr->cache.size);
-    }
-    if (llc.total_bytes > 0) facts.llc = llc;
-    break;
-  }
-  return facts;
-}
-
 std::string_view proc_bind_name(omp_proc_bind_t bind) {
   switch (bind) {
     case omp_proc_bind_false: return "false";
@@ -93,11 +52,11 @@ std::string_view proc_bind_name(omp_proc_bind_t bind) {
   return "?";
 }
 
-std::string describe_llc(const std::optional<LastLevelCache>& llc) {
+std::string describe_llc(const std::optional<CacheLevel>& llc) {
   if (!llc) return "LLC unknown";
-  if (llc->instances == 1) return fmt::format("LLC L{} {}", llc->level, format_bytes(llc->total_bytes));
-  return fmt::format("LLC L{} {} ({} x {})", llc->level, format_bytes(llc->total_bytes), llc->instances,
-                     format_bytes(llc->largest_bytes));
+  if (llc->instances == 1) return fmt::format("LLC L{} {}", llc->level, format_bytes(llc->bytes));
+  return fmt::format("LLC L{} {} ({} x {})", llc->level, format_bytes(llc->bytes * llc->instances), llc->instances,
+                     format_bytes(llc->bytes));
 }
 
 void print_table_header(InitPolicy policy) {
@@ -127,11 +86,12 @@ void print_row(const StreamSweep& sweep) {
 
 // Everything rank 0 does. Returns the exit code: 0, or 1 when a run failed validation.
 int measure_and_report(const StreamCommandOptions& opt) {
-  const NodeFacts node = discover_node();
+  const MachineInfo node = collect_machine_info();
+  const std::optional<std::uint64_t> llc_total = total_last_level_cache_bytes(node);
   std::size_t elements = opt.elements;
   if (opt.array_mib > 0) elements = opt.array_mib * mib / sizeof(double);
   if (elements == 0)
-    elements = default_stream_elements(node.llc ? std::optional(node.llc->total_bytes) : std::nullopt);
+    elements = default_stream_elements(llc_total);
 
   std::vector<int> thread_counts;
   if (opt.threads.empty()) {
@@ -154,12 +114,12 @@ int measure_and_report(const StreamCommandOptions& opt) {
   const std::size_t array_bytes = elements * sizeof(double);
   const std::string_view bind = proc_bind_name(omp_get_proc_bind());
   fmt::print("wave3d stream: 3 arrays of {} doubles, {} each, {} total; {}; NUMA nodes {}; OMP_PROC_BIND {}\n",
-             elements, format_bytes(array_bytes), format_bytes(3 * array_bytes), describe_llc(node.llc),
+             elements, format_bytes(array_bytes), format_bytes(3 * array_bytes), describe_llc(node.last_level_cache),
              node.numa_nodes > 0 ? fmt::format("{}", node.numa_nodes) : std::string("unknown"), bind);
   fmt::print("{} repetitions, first dropped; best rates unless marked; GB = 1e9 bytes; STREAM byte counts "
              "(copy/scale 16 B, add/triad 24 B per element)\n",
              opt.repetitions);
-  if (node.llc && array_bytes < 4 * node.llc->total_bytes)
+  if (llc_total && array_bytes < 4 * *llc_total)
     fmt::print("note: arrays smaller than 4x the last-level cache; the rates include cache effects\n");
   std::fflush(stdout);
 
@@ -186,11 +146,11 @@ int measure_and_report(const StreamCommandOptions& opt) {
                        {"llc", nullptr},
                        {"valid", all_valid},
                        {"sweeps", sweeps}};
-    if (node.llc) {
-      doc["llc"] = {{"level", node.llc->level},
-                    {"instances", node.llc->instances},
-                    {"total_bytes", node.llc->total_bytes},
-                    {"largest_bytes", node.llc->largest_bytes}};
+    if (node.last_level_cache) {
+      doc["llc"] = {{"level", node.last_level_cache->level},
+                    {"instances", node.last_level_cache->instances},
+                    {"total_bytes", *llc_total},
+                    {"largest_bytes", node.last_level_cache->bytes}};
     }
     json_out << doc.dump(2) << '\n';
     json_out.close();

@@ -170,4 +170,9 @@ std::string topology_summary(const MachineInfo& info) {
   return out;
 }
 
+std::optional<std::uint64_t> total_last_level_cache_bytes(const MachineInfo& info) {
+  if (!info.last_level_cache) return std::nullopt;
+  return info.last_level_cache->bytes * static_cast<std::uint64_t>(info.last_level_cache->instances);
+}
+
 }  // namespace wave3d

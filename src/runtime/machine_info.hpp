@@ -38,6 +38,10 @@ struct MachineInfo {
 // Throws std::runtime_error if hwloc cannot load a topology at all.
 MachineInfo collect_machine_info();
 
+// All last-level cache instances together (what STREAM's "4x the cache" rule and the bench's "8x the
+// cache" grid are measured against), or nullopt when unknown.
+std::optional<std::uint64_t> total_last_level_cache_bytes(const MachineInfo& info);
+
 // One line for logs: "1 package, 1 NUMA node, 2 cores, 2 PUs, L3 32 MiB".
 std::string topology_summary(const MachineInfo& info);
 

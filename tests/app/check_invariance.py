@@ -4,6 +4,9 @@
 usage: check_invariance.py --ranks N --mpiexec MPIEXEC --wave3d WAVE3D --results-dir DIR
                            [--timeout SECONDS] [--max-total-seconds SECONDS]
 
+A run that does not end within --timeout seconds is killed with all its ranks and counts as hung;
+no further runs are started after a hang, so a hang fails fast.
+
 For every physical configuration below, one reference run on 1 rank (bulk halo, 1 thread, process
 grid [1, 1, 1]) is compared with runs on N ranks under `mpiexec -n N --oversubscribe --bind-to none`
 over a matrix of explicit process grids (uneven splits, splits along x, y and z, and [0, 0, 0] = auto).
@@ -189,9 +192,13 @@ def main():
         references[config] = r
         results.append(r)
 
+    hung = any(any("timed out" in p for p in r["problems"]) for r in results)
     for name, grid, halo, threads in runs:
+        if hung:
+            break  # fail fast: after a hang, the remaining runs would only add timeouts
         label = f"np{ranks}-{name}-{grid_text(grid)}-{halo[0]}-{halo[1]}-t{threads}"
         r = one_run(args, label, ranks, name, grid, halo, threads, out_dir)
+        hung = any("timed out" in p for p in r["problems"])
         r["reference"] = False
         ref = references[name]
         if not r["problems"]:
@@ -218,6 +225,8 @@ def main():
         print(f"{r['config']:16} {n:>5} {grid_text(r['grid']):>7} {used:>7} {'/'.join(r['halo']):16} "
               f"{r['threads']:>3} {str(r['checksum']):20} {str(r['status']):13} {match:8} {r['seconds']:6.2f}")
     print(f"total {total:.1f} s")
+    if hung:
+        print(f"stopped after a hang: {len(runs) + len(references) - len(results)} planned run(s) not started")
 
     failed = [r for r in results if r["problems"]]
     for r in failed:

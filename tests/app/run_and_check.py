@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
 """Runs a wave3d command and checks what a user would see: exit code, messages, result files.
 
-usage: run_and_check.py [--exit CODE] [--stderr-once REGEX] [--stdout REGEX]... [--run-json KEY=VALUE]...
-                        [--steps-csv] [--no-results] [--results-dir DIR] -- command...
+usage: run_and_check.py [--exit CODE | --exit-nonzero] [--max-seconds S] [--stderr-once REGEX]
+                        [--stdout REGEX]... [--run-json KEY=VALUE]... [--steps-csv] [--no-results]
+                        [--results-dir DIR] -- command...
+
+--exit CODE          the exit code the command must return (default 0)
+--exit-nonzero       any non-zero exit code passes (a job killed by MPI_Abort: the code is mpiexec's choice)
+--max-seconds S      the command must end within S seconds (wall clock); at S it is killed together with
+                     its children (its own process group: mpiexec and the ranks) and the check fails
 
 --stderr-once REGEX  the regex must match exactly one line of stderr (an error printed once for all ranks)
 --run-json K=V       after the run, results-dir holds one run directory whose run.json has K (dotted) == V
@@ -13,9 +19,12 @@ usage: run_and_check.py [--exit CODE] [--stderr-once REGEX] [--stdout REGEX]... 
 import argparse
 import json
 import pathlib
+import os
 import re
+import signal
 import subprocess
 import sys
+import time
 
 
 def lookup(doc, dotted):
@@ -31,7 +40,10 @@ def lookup(doc, dotted):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--exit", type=int, default=0)
+    exit_group = ap.add_mutually_exclusive_group()
+    exit_group.add_argument("--exit", type=int, default=0)
+    exit_group.add_argument("--exit-nonzero", action="store_true")
+    ap.add_argument("--max-seconds", type=float)
     ap.add_argument("--stderr-once", action="append", default=[])
     ap.add_argument("--stdout", action="append", default=[])
     ap.add_argument("--run-json", action="append", default=[])
@@ -47,11 +59,30 @@ def main():
         for p in sorted(results.rglob("*"), reverse=True):
             p.unlink() if p.is_file() else p.rmdir()
 
-    proc = subprocess.run(command, capture_output=True, text=True)
-    out, err = proc.stdout, proc.stderr
     failures = []
-    if proc.returncode != a.exit:
-        failures.append(f"exit code {proc.returncode}, expected {a.exit}")
+    started = time.monotonic()
+    if a.max_seconds is None:
+        proc = subprocess.run(command, capture_output=True, text=True)
+        out, err, returncode = proc.stdout, proc.stderr, proc.returncode
+    else:
+        # Its own session, so a hung mpiexec and all of its ranks can be killed together.
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=a.max_seconds)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+            failures.append(f"still running after {a.max_seconds:g} s: killed (a hang?)")
+        returncode = proc.returncode
+    elapsed = time.monotonic() - started
+    if a.max_seconds is not None and elapsed > a.max_seconds and not failures:
+        failures.append(f"took {elapsed:.1f} s, more than {a.max_seconds:g} s")
+    if a.exit_nonzero:
+        if returncode == 0:
+            failures.append("exit code 0, expected a non-zero exit")
+    elif returncode != a.exit:
+        failures.append(f"exit code {returncode}, expected {a.exit}")
     for rx in a.stderr_once:
         hits = [line for line in err.splitlines() if re.search(rx, line)]
         if len(hits) != 1:
@@ -94,11 +125,14 @@ def main():
 
     if failures:
         print("command:", " ".join(command))
+        print(f"exit code {returncode} after {elapsed:.2f} s")
         print("--- stdout\n" + out + "--- stderr\n" + err)
         for f in failures:
             print("FAIL:", f)
         return 1
     print(out)
+    if a.max_seconds is not None:
+        print(f"elapsed: {elapsed:.2f} s (limit {a.max_seconds:g} s), exit code {returncode}")
     print("passed:", " ".join(command))
     return 0
 
