@@ -139,7 +139,7 @@ RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm) {
   }
   const mpi::Decomposition decomposition =
       mpi::collectively(comm, [&] { return decompose_grid(config, comm, sizeof(T)); });
-  fail_if_asked(config, rank, 0);
+  mpi::collectively(comm, [&] { fail_if_asked(config, rank, 0); });
   const bool periodic = config.grid.boundary == Boundary::periodic;
   std::optional<mpi::CartesianComm> cart;
   mpi::collectively(comm, [&] { cart.emplace(comm, decomposition, std::array<bool, 3>{periodic, periodic, periodic}); });
