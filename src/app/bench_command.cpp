@@ -28,8 +28,9 @@ struct BenchOptions {
   int steps = 10;
   int repetitions = 5;
   int fma_units = 2;
-  std::vector<std::int64_t> blocking{0, 16, 64};
+  std::vector<std::int64_t> blocking{0, 64, 16};
   std::string halo = "overlap";
+  std::string progress = "poll";
   std::string json;
 };
 
@@ -48,6 +49,8 @@ RunConfig stencil_config(const BenchOptions& o, std::int64_t n) {
   c.blocking = Blocking{{o.blocking[0], o.blocking[1], o.blocking[2]}};
   c.initial.kind = InitialKind::seed_cube;
   c.parallel.halo = *enum_from_name<HaloMode>(o.halo);
+  c.parallel.progress = c.parallel.halo == HaloMode::overlap ? *enum_from_name<ProgressEngine>(o.progress)
+                                                             : ProgressEngine::none;
   c.init_policy = InitPolicy::first_touch;
   return c;
 }
@@ -143,10 +146,11 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
       for (const BenchCase& c : cases) {
         if (c.ranks != 1 || c.threads_per_rank != size) continue;
         fmt::print("\nlayout: {} ranks x 1 thread ({} x {} x {} process grid) reach {:.3f} x the throughput of 1 rank x "
-                   "{} threads; exposed halo (pack + wait + unpack) {:.1f} % of the step ({} halo)\n",
+                   "{} threads; exposed halo (pack + wait + unpack) {:.1f} % of the step ({} halo, progress {})\n",
                    size, all.process_grid[0], all.process_grid[1], all.process_grid[2],
                    all.stencil_mpoints.median / c.stencil_mpoints.median, size,
-                   100 * all.halo_exposed_fraction.value_or(0.0), enum_name(settings.stencil.parallel.halo));
+                   100 * all.halo_exposed_fraction.value_or(0.0), enum_name(settings.stencil.parallel.halo),
+                   enum_name(settings.stencil.parallel.progress));
       }
     }
   }
@@ -197,6 +201,9 @@ Command add_bench_command(CLI::App& parent) {
       ->capture_default_str();
   cli->add_option("--halo", o->halo, "Halo exchange mode of the multi-rank case")
       ->check(CLI::IsMember({"bulk", "overlap"}))
+      ->capture_default_str();
+  cli->add_option("--progress", o->progress, "Message progress during overlap in the multi-rank case")
+      ->check(CLI::IsMember({"none", "thread", "poll"}))
       ->capture_default_str();
   cli->add_option("--json", o->json, "Also write the results to this JSON file");
   return {cli, [o](MPI_Comm comm, const std::vector<std::string>&) { return run_bench(*o, comm); }};

@@ -90,6 +90,8 @@ void check_exact_needs_mode(const RunConfig& c, const Settings& s) {
 
 void check_progress_needs_overlap(const RunConfig& c, const Settings& s) {
   if (c.parallel.progress == ProgressEngine::none || c.parallel.halo == HaloMode::overlap) return;
+  // The default engine is for overlap runs; bulk runs ignore it. Only an explicit choice is an error.
+  if (s.find("parallel.progress")->second.origin == kDefaultOrigin) return;
   throw ConfigError(fmt::format(
       "{} requires parallel.halo = \"overlap\" (there is nothing to progress behind in bulk mode), but {}; allowed "
       "with bulk: parallel.progress = \"none\"",
@@ -113,7 +115,8 @@ constexpr CrossKeyRule kRules[] = {
     {R"(Stability: physics.velocity*physics.dt/grid.spacing <= the Courant limit of stencil.radius.)",
      check_courant},
     {R"(verify.method = "exact" needs init.condition = "mode".)", check_exact_needs_mode},
-    {R"(parallel.progress = "thread" or "poll" needs parallel.halo = "overlap".)", check_progress_needs_overlap},
+    {R"(parallel.progress = "thread" or "poll", when set, needs parallel.halo = "overlap" (bulk ignores the default).)",
+     check_progress_needs_overlap},
     {R"(parallel.progress_core >= 0 needs parallel.progress = "thread".)", check_progress_core_needs_thread},
 };
 

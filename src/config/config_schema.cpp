@@ -95,7 +95,7 @@ constexpr KeySpec kSchema[] = {
     // [blocking]
     {.key = "blocking.size",
      .kind = ValueKind::int3,
-     .default_toml = "[0, 16, 64]",
+     .default_toml = "[0, 64, 16]",
      .min = 0,
      .doc = "Cache-block size of the kernel's loops per axis (x, y, z); 0 = the whole axis.",
      .apply = [](RunConfig& c, const ConfigValue& v) { c.blocking.size = as_int3(v); },
@@ -193,10 +193,10 @@ constexpr KeySpec kSchema[] = {
      .read = [](const RunConfig& c) { return word(c.parallel.halo); }},
     {.key = "parallel.progress",
      .kind = ValueKind::string,
-     .default_toml = R"("none")",
+     .default_toml = R"("poll")",
      .words = words_of<ProgressEngine>(),
      .doc = R"(Who drives messages during overlap: "none" (MPI calls only), "thread" (a progress thread; )"
-            R"(needs MPI_THREAD_MULTIPLE), "poll" (a compute thread between blocks).)",
+            R"(needs MPI_THREAD_MULTIPLE), "poll" (a compute thread between blocks). Bulk runs ignore it.)",
      .apply = [](RunConfig& c, const ConfigValue& v) { c.parallel.progress = as_enum<ProgressEngine>(v); },
      .read = [](const RunConfig& c) { return word(c.parallel.progress); }},
     {.key = "parallel.progress_core",

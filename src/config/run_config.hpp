@@ -40,7 +40,7 @@ enum class ProgressEngine {
 struct ParallelSettings {
   Index3 process_grid{0, 0, 0};  // ranks along x, y, z; 0 = chosen to minimise the halo surface
   HaloMode halo = HaloMode::overlap;
-  ProgressEngine progress = ProgressEngine::none;
+  ProgressEngine progress = ProgressEngine::poll;  // used in overlap mode only
   int progress_core = -1;  // OS CPU index the progress thread is bound to; -1 = not bound
 };
 

@@ -7,7 +7,7 @@
 namespace wave3d {
 
 struct Blocking {
-  Index3 size{0, 16, 64};  // 0 on an axis means the whole extent of the region being updated
+  Index3 size{0, 64, 16};  // 0 on an axis means the whole extent of the region being updated
 
   // The block size actually used on `axis` for a region of extent `extent`.
   std::int64_t effective(int axis, std::int64_t extent) const {

@@ -211,12 +211,14 @@ TEST(ConfigError, ProgressNeedsOverlap) {
                  {R"(--set: parallel.progress = "thread" requires parallel.halo = "overlap")",
                   R"(parallel.halo = "bulk" (--set))", R"(allowed with bulk: parallel.progress = "none")"});
   EXPECT_NO_THROW(load_run_config(std::nullopt, {"parallel.halo=overlap", "parallel.progress=poll"}));
+  // The default engine does not stand in the way of a bulk run.
+  EXPECT_NO_THROW(load_run_config(std::nullopt, {"parallel.halo=bulk"}));
 }
 
 TEST(ConfigError, ProgressCoreNeedsProgressThread) {
   expect_message(set_error({"parallel.progress_core=1"}),
                  {"--set: parallel.progress_core = 1 names a core for a progress thread",
-                  R"(parallel.progress = "none")", "allowed"});
+                  R"(parallel.progress = "poll")", "allowed"});
   EXPECT_NO_THROW(load_run_config(std::nullopt, {"parallel.progress=thread", "parallel.progress_core=1"}));
 }
 
