@@ -84,7 +84,7 @@ void for_each_face_row(Faces& faces, const Fn& fn) {
 
 template <typename T>
 HaloExchange<T>::HaloExchange(const CartesianComm& comm, const Box& owned, int halo_width)
-    : owned_(owned), halo_(halo_width) {
+    : owned_(owned), halo_(halo_width), comm_(comm.comm()) {
   if (comm.comm() == MPI_COMM_NULL) throw std::invalid_argument("HaloExchange: the CartesianComm was moved from");
   if (halo_width < 0) {
     throw std::invalid_argument("HaloExchange: halo width must be >= 0, got " + std::to_string(halo_width));
@@ -113,6 +113,13 @@ HaloExchange<T>::HaloExchange(const CartesianComm& comm, const Box& owned, int h
         continue;
       }
       remote_axes_[axis] = true;
+      if (axis == 2) {
+        bytes_ += static_cast<std::size_t>(halo_width * Field<T>::layout_for(owned, halo_width).plane) * sizeof(T);
+        plane_faces_.push_back({peer, travel_tag(axis, direction), travel_tag(axis, -direction),
+                                direction < 0 ? owned.lo[2] : owned.hi[2] - halo_width,
+                                direction < 0 ? owned.lo[2] - halo_width : owned.hi[2]});
+        continue;
+      }
       Face send{send_slab(owned, axis, direction, halo_width), {}, peer, travel_tag(axis, direction)};
       // The ghost on this side is filled by the neighbour's message travelling the other way.
       Face recv{ghost_slab(owned, axis, direction, halo_width), {}, peer, travel_tag(axis, -direction)};
@@ -165,6 +172,11 @@ HaloExchange<T>::HaloExchange(HaloExchange&& other) noexcept
       recvs_(std::move(other.recvs_)),
       local_copies_(std::move(other.local_copies_)),
       remote_axes_(other.remote_axes_),
+      plane_faces_(std::move(other.plane_faces_)),
+      plane_requests_(std::exchange(other.plane_requests_, {})),
+      planes_in_flight_(std::exchange(other.planes_in_flight_, nullptr)),
+      all_in_flight_(std::exchange(other.all_in_flight_, {})),
+      comm_(other.comm_),
       requests_(std::exchange(other.requests_, {})),
       bytes_(std::exchange(other.bytes_, 0)),
       times_(other.times_),
@@ -180,6 +192,11 @@ HaloExchange<T>& HaloExchange<T>::operator=(HaloExchange&& other) noexcept {
     recvs_ = std::exchange(other.recvs_, {});
     local_copies_ = std::exchange(other.local_copies_, {});
     remote_axes_ = other.remote_axes_;
+    plane_faces_ = std::exchange(other.plane_faces_, {});
+    plane_requests_ = std::exchange(other.plane_requests_, {});
+    planes_in_flight_ = std::exchange(other.planes_in_flight_, nullptr);
+    all_in_flight_ = std::exchange(other.all_in_flight_, {});
+    comm_ = other.comm_;
     requests_ = std::exchange(other.requests_, {});
     bytes_ = std::exchange(other.bytes_, 0);
     times_ = other.times_;
@@ -218,10 +235,17 @@ void HaloExchange<T>::start(Field<T>& f) {
   });
   times_ = HaloTimes{seconds_since(t0), 0.0, 0.0};
 
+  PlaneRequests& planes = plane_requests_for(f);
+  const int n_planes = static_cast<int>(plane_faces_.size());
   const int n_recv = static_cast<int>(recvs_.size());
   const int n_send = static_cast<int>(sends_.size());
+  if (n_planes > 0) check(MPI_Startall(n_planes, planes.requests.data()), "MPI_Startall (plane receives)");
   if (n_recv > 0) check(MPI_Startall(n_recv, requests_.data()), "MPI_Startall (receives)");
+  if (n_planes > 0) check(MPI_Startall(n_planes, planes.requests.data() + n_planes), "MPI_Startall (plane sends)");
   if (n_send > 0) check(MPI_Startall(n_send, requests_.data() + n_recv), "MPI_Startall (sends)");
+  all_in_flight_ = requests_;
+  all_in_flight_.insert(all_in_flight_.end(), planes.requests.begin(), planes.requests.end());
+  planes_in_flight_ = &planes;
   in_flight_ = true;
 }
 
@@ -229,9 +253,9 @@ template <typename T>
 bool HaloExchange<T>::test() {
   // Completed (inactive) persistent requests count as done, so repeated calls keep returning true;
   // before the first start every request is inactive as well.
-  if (requests_.empty()) return true;
+  if (!in_flight_ || all_in_flight_.empty()) return true;
   int done = 0;
-  check(MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE),
+  check(MPI_Testall(static_cast<int>(all_in_flight_.size()), all_in_flight_.data(), &done, MPI_STATUSES_IGNORE),
         "MPI_Testall");
   return done != 0;
 }
@@ -241,10 +265,14 @@ void HaloExchange<T>::finish(Field<T>& f) {
   check_layout(f, "finish");
   if (!in_flight_) throw std::logic_error("HaloExchange::finish: no exchange was started");
   const auto t0 = std::chrono::steady_clock::now();
-  if (!requests_.empty()) {
-    check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  if (!all_in_flight_.empty()) {
+    check(MPI_Waitall(static_cast<int>(all_in_flight_.size()), all_in_flight_.data(), MPI_STATUSES_IGNORE),
+          "MPI_Waitall");
   }
+  // MPI_Testall/Waitall work on the copies in all_in_flight_; persistent handles stay valid and the
+  // originals in requests_ and the plane set are the same handles.
   in_flight_ = false;
+  planes_in_flight_ = nullptr;
   times_.wait = seconds_since(t0);
 
   const auto t1 = std::chrono::steady_clock::now();
@@ -256,18 +284,58 @@ void HaloExchange<T>::finish(Field<T>& f) {
 }
 
 template <typename T>
+typename HaloExchange<T>::PlaneRequests& HaloExchange<T>::plane_requests_for(Field<T>& f) {
+  for (PlaneRequests& set : plane_requests_)
+    if (set.field == f.data()) return set;
+  PlaneRequests set;
+  set.field = f.data();
+  const std::int64_t count = static_cast<std::int64_t>(halo_) * f.plane_stride();
+  if (count > INT_MAX) throw std::invalid_argument("HaloExchange: a z face of " + std::to_string(count) +
+                                                   " values exceeds MPI's int count");
+  // The first element of a plane: its first row's first allocated element (halo rows included).
+  auto plane_start = [&](std::int64_t z) { return f.data() + f.row_begin_offset(owned_.lo[1] - halo_, z); };
+  try {
+    for (const PlaneFace& face : plane_faces_) {
+      MPI_Request request = MPI_REQUEST_NULL;
+      check(MPI_Recv_init(plane_start(face.recv_plane), static_cast<int>(count), datatype_of<T>(), face.peer,
+                          face.recv_tag, comm_, &request),
+            "MPI_Recv_init");
+      set.requests.push_back(request);
+    }
+    for (const PlaneFace& face : plane_faces_) {
+      MPI_Request request = MPI_REQUEST_NULL;
+      check(MPI_Send_init(plane_start(face.send_plane), static_cast<int>(count), datatype_of<T>(), face.peer,
+                          face.send_tag, comm_, &request),
+            "MPI_Send_init");
+      set.requests.push_back(request);
+    }
+  } catch (...) {
+    for (MPI_Request& request : set.requests) MPI_Request_free(&request);
+    throw;
+  }
+  plane_requests_.push_back(std::move(set));
+  return plane_requests_.back();
+}
+
+template <typename T>
 void HaloExchange<T>::release() noexcept {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) {
     // Return codes are ignored: this runs in destructors and nothing can be done about a failure. An
     // exchange still in flight is completed first so MPI never writes into freed buffers.
-    if (in_flight_ && !requests_.empty())
-      MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    if (in_flight_ && !all_in_flight_.empty())
+      MPI_Waitall(static_cast<int>(all_in_flight_.size()), all_in_flight_.data(), MPI_STATUSES_IGNORE);
     for (MPI_Request& request : requests_)
       if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
+    for (PlaneRequests& set : plane_requests_)
+      for (MPI_Request& request : set.requests)
+        if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
   }
   requests_.clear();
+  plane_requests_.clear();
+  all_in_flight_.clear();
+  planes_in_flight_ = nullptr;
   in_flight_ = false;
 }
 

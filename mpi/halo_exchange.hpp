@@ -32,6 +32,13 @@
 //
 //   Buffers are packed z-major, then y, then x (rows of the face box, x contiguous).
 //
+//   z faces to other ranks are not packed at all: R whole planes of the field (halo columns and
+//   padding included) are contiguous in memory and z neighbours have the same x-y extent, hence the
+//   same plane layout, so they go straight from the owned planes into the neighbour's ghost planes.
+//   They carry the sender's x/y ghost cells along into edge and corner ghosts, which the star stencil
+//   never reads. Persistent requests bind to an address and the caller swaps time levels, so these
+//   requests are made once per field buffer seen (two in a run: prev and next alternate).
+//
 // Order of operations
 //   constructor  once: a send and a receive buffer per face, MPI_Recv_init / MPI_Send_init
 //                (persistent requests), reused by every exchange
@@ -125,6 +132,20 @@ class HaloExchange {
   };
   std::vector<LocalCopy> local_copies_;
   std::array<bool, 3> remote_axes_{false, false, false};
+  struct PlaneFace {
+    int peer = 0, send_tag = 0, recv_tag = 0;
+    std::int64_t send_plane = 0, recv_plane = 0;  // global z of the first plane sent / received
+  };
+  std::vector<PlaneFace> plane_faces_;
+  struct PlaneRequests {
+    const T* field = nullptr;             // the buffer these requests point into
+    std::vector<MPI_Request> requests;   // receives, then sends, in plane_faces_ order
+  };
+  std::vector<PlaneRequests> plane_requests_;
+  PlaneRequests* planes_in_flight_ = nullptr;
+  PlaneRequests& plane_requests_for(Field<T>& f);
+  std::vector<MPI_Request> all_in_flight_;  // requests_ then the in-flight plane requests
+  MPI_Comm comm_ = MPI_COMM_NULL;
   // Receives first (recvs_.size() of them, in recvs_ order), then sends (in sends_ order).
   std::vector<MPI_Request> requests_;
   std::size_t bytes_ = 0;

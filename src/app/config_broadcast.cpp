@@ -14,7 +14,10 @@ RunConfig load_config_on_root(MPI_Comm comm, const std::optional<std::string>& p
   mpi::collectively(comm, [&] {
     if (rank == 0) text = config_to_json(load_run_config(path, overrides)).dump();
   });
-  return config_from_json(nlohmann::json::parse(mpi::broadcast_string(comm, text, 0)));
+  const std::string resolved = mpi::broadcast_string(comm, text, 0);
+  RunConfig config;
+  mpi::collectively(comm, [&] { config = config_from_json(nlohmann::json::parse(resolved)); });
+  return config;
 }
 
 }  // namespace wave3d::app

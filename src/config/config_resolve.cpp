@@ -140,6 +140,9 @@ RunConfig resolve_run_config(const Settings& settings) {
     config.initial.source = {n[0] / 2, n[1] / 2, n[2] / 2};
     complete.emplace("source.position", Setting{config.initial.source, "default: grid centre"});
   }
+  // The default progress engine is for overlap runs; a bulk run that did not ask for one has none.
+  if (config.parallel.halo == HaloMode::bulk && complete.find("parallel.progress")->second.origin == kDefaultOrigin)
+    config.parallel.progress = ProgressEngine::none;
   for (const CrossKeyRule& rule : kRules) rule.check(config, complete);
   return config;
 }

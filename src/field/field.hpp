@@ -23,17 +23,33 @@ template <typename T>
 class Field {
  public:
   Field() = default;
-  Field(const Box& owned, int halo) : owned_(owned), halo_(halo) {
+  // The shape of the allocation for a subdomain, without allocating it (the halo exchange and the
+  // memory estimate need it before or without a field).
+  struct Layout {
+    std::int64_t xoff = 0, ld1 = 0, ld2 = 0, plane = 0, size = 0;  // in elements
+  };
+  static Layout layout_for(const Box& owned, int halo) {
     const std::int64_t per_line = kCacheLine / sizeof(T);
-    xoff_ = round_up(halo, per_line);
-    ld1_ = round_up(xoff_ + owned.extent(0) + halo, per_line);
-    ld2_ = owned.extent(1) + 2 * halo;
-    plane_ = ld1_ * ld2_;
+    Layout l;
+    l.xoff = round_up(halo, per_line);
+    l.ld1 = round_up(l.xoff + owned.extent(0) + halo, per_line);
+    l.ld2 = owned.extent(1) + 2 * halo;
+    l.plane = l.ld1 * l.ld2;
     // A plane stride that is a multiple of 4 KiB maps all 2R+1 z-neighbours of a point to one L1
     // set, far more than its ways: pad the plane to an odd number of cache lines modulo 4 KiB.
-    while (((plane_ * static_cast<std::int64_t>(sizeof(T))) / static_cast<std::int64_t>(kCacheLine)) % 2 == 0)
-      plane_ += per_line;
-    size_ = plane_ * (owned.extent(2) + 2 * halo);
+    while (((l.plane * static_cast<std::int64_t>(sizeof(T))) / static_cast<std::int64_t>(kCacheLine)) % 2 == 0)
+      l.plane += per_line;
+    l.size = l.plane * (owned.extent(2) + 2 * halo);
+    return l;
+  }
+
+  Field(const Box& owned, int halo) : owned_(owned), halo_(halo) {
+    const Layout l = layout_for(owned, halo);
+    xoff_ = l.xoff;
+    ld1_ = l.ld1;
+    ld2_ = l.ld2;
+    plane_ = l.plane;
+    size_ = l.size;
     buffer_ = AlignedBuffer(static_cast<std::size_t>(size_) * sizeof(T));
   }
 

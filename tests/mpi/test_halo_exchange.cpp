@@ -1,8 +1,8 @@
 // HaloExchange under mpiexec. Owned cells hold a function of their global index, every ghost cell a
 // sentinel; after an exchange every face ghost cell must hold the function at the global point it
-// mirrors (wrapped on periodic axes), ghost cells beyond a zero boundary and edge/corner ghosts (which
-// the star stencil never reads, so are never sent) must still hold the sentinel, and owned cells must
-// be untouched. Run for every process grid of the rank count, several periodicities, uneven grids,
+// mirrors (wrapped on periodic axes), face ghost cells beyond a zero boundary must still hold the
+// sentinel, and owned cells must be untouched. Edge and corner ghosts are not checked: the star
+// stencil never reads them. Run for every process grid of the rank count, several periodicities, uneven grids,
 // two halo widths, float and double.
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -82,13 +82,15 @@ std::optional<std::string> verify(const Field<T>& f, const Index3& n, const Peri
         int outside = 0, axis = -1;
         for (int a = 0; a < 3; ++a)
           if (p[a] < owned.lo[a] || p[a] >= owned.hi[a]) ++outside, axis = a;
+        // Edge and corner ghosts are unspecified: the star stencil never reads them, and z faces travel
+        // as whole planes that carry the neighbour's x/y ghosts along.
+        if (outside >= 2) continue;
         T expected = static_cast<T>(kSentinel);
-        const char* kind = "edge/corner ghost";
+        const char* kind = "face ghost";
         if (outside == 0) {
           expected = value_at<T>(x, y, z, step);
           kind = "owned";
-        } else if (outside == 1) {
-          kind = "face ghost";
+        } else {
           const bool inside_grid = p[axis] >= 0 && p[axis] < n[axis];
           if (inside_grid || periodic[static_cast<std::size_t>(axis)]) {
             p[axis] = wrap(p[axis], n[axis]);
@@ -206,7 +208,10 @@ TYPED_TEST(HaloExchangeTyped, BytesPerExchangeCountsMessagesToOtherRanksOnly) {
         for (int direction : {-1, 1}) {
           const int peer = d.neighbour(rank, axis, direction, periodic[static_cast<std::size_t>(axis)]);
           if (peer == -1 || peer == rank) continue;  // zero boundary, or a copy to itself: no message
-          expected += static_cast<std::size_t>(shape.radius * e[(axis + 1) % 3] * e[(axis + 2) % 3]) * sizeof(T);
+          // z faces travel as whole planes of the field's layout, the others as packed faces.
+          const std::int64_t values = axis == 2 ? shape.radius * Field<T>::layout_for(cart.owned(), shape.radius).plane
+                                                : shape.radius * e[(axis + 1) % 3] * e[(axis + 2) % 3];
+          expected += static_cast<std::size_t>(values) * sizeof(T);
           remote[static_cast<std::size_t>(axis)] = true;
         }
       EXPECT_EQ(halo.bytes_per_exchange(), expected) << describe(shape, dims, periodic);
