@@ -122,7 +122,6 @@ std::string format_summary(const RunConfig& c, const RunOutcome& o) {
   }
   s += fmt::format("checksum:    {}   L2 norm {:.9g}\n", checksum_text(o.checksum), o.l2_norm);
   s += fmt::format("result:      {}   {}\n", status_word(o.verification.status), o.verification.detail);
-  (void)c;
   return s;
 }
 

@@ -14,6 +14,7 @@ usage: run_and_check.py [--exit CODE | --exit-nonzero] [--max-seconds S] [--stde
 --run-json K=V       after the run, results-dir holds one run directory whose run.json has K (dotted) == V
                      (V is parsed as JSON when possible, else compared as a string); K=? only requires K
 --steps-csv          that run directory has a steps.csv with a header and one row per rank per step
+--rss-growth-max F   (peak RSS - RSS before the fields) / field bytes, from run.json, is at most F
 --no-results         results-dir must hold no run.json at all (nothing half-written after a failure)
 """
 import argparse
@@ -48,6 +49,8 @@ def main():
     ap.add_argument("--stdout", action="append", default=[])
     ap.add_argument("--run-json", action="append", default=[])
     ap.add_argument("--steps-csv", action="store_true")
+    ap.add_argument("--rss-growth-max", type=float,
+                    help="(peak RSS - RSS before the fields) / field bytes in run.json must not exceed this")
     ap.add_argument("--no-results", action="store_true")
     ap.add_argument("--results-dir")
     ap.add_argument("command", nargs=argparse.REMAINDER)
@@ -94,7 +97,7 @@ def main():
     run_jsons = sorted(results.rglob("run.json")) if results and results.exists() else []
     if a.no_results and run_jsons:
         failures.append(f"a failed run left results behind: {run_jsons}")
-    if a.run_json or a.steps_csv:
+    if a.run_json or a.steps_csv or a.rss_growth_max:
         if len(run_jsons) != 1:
             failures.append(f"expected one run.json under {results}, found {len(run_jsons)}")
         else:
@@ -114,6 +117,15 @@ def main():
                     want_value = want
                 if got != want_value:
                     failures.append(f"run.json {key} = {got!r}, expected {want_value!r}")
+            if a.rss_growth_max:
+                mem = doc["memory"]
+                if mem["peak_rss_bytes"] is None or mem["rss_before_fields_bytes"] is None:
+                    failures.append("run.json has no RSS figures")
+                else:
+                    growth = (mem["peak_rss_bytes"] - mem["rss_before_fields_bytes"]) / mem["field_bytes"]
+                    print(f"RSS grew by {growth:.3f} x the field bytes")
+                    if growth > a.rss_growth_max:
+                        failures.append(f"RSS grew by {growth:.3f} x the fields, more than {a.rss_growth_max}")
             if a.steps_csv:
                 csv = (run_jsons[0].parent / "steps.csv").read_text().splitlines()
                 ranks = doc["parallel"]["ranks"]
