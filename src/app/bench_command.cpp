@@ -51,7 +51,7 @@ RunConfig stencil_config(const BenchOptions& o, std::int64_t n) {
   c.parallel.halo = *enum_from_name<HaloMode>(o.halo);
   c.parallel.progress = c.parallel.halo == HaloMode::overlap ? *enum_from_name<ProgressEngine>(o.progress)
                                                              : ProgressEngine::none;
-  c.init_policy = InitPolicy::first_touch;
+  c.memory = MemoryPlacement{MemoryPolicy::first_touch, -1};
   return c;
 }
 

@@ -11,6 +11,7 @@
 #include "app/run_report.hpp"
 #include "app/time_loop.hpp"
 #include "config/config_help.hpp"
+#include "field/memory_placement.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/environment.hpp"
 #include "output/provenance.hpp"
@@ -40,6 +41,11 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
   // 1. Configuration: parsed on rank 0, validated, broadcast.
   const RunConfig config = load_config_on_root(comm, options.config_path, options.overrides);
   if (config.threads > 0) omp_set_num_threads(config.threads);
+  // A memory policy naming a NUMA node this machine lacks is a configuration error: say so before
+  // anything is created or allocated.
+  mpi::collectively(comm, [&] {
+    if (config.memory.policy == MemoryPolicy::node) check_placement(config.memory, HwlocTopology().get());
+  });
 
   // 2. Where the results go: created before any work, so a bad path costs nothing.
   std::filesystem::path run_dir;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "field/page_locations.hpp"
 #include "runtime/step_times.hpp"
 
 namespace wave3d::app {
@@ -33,6 +34,9 @@ struct RunOutcome {
   std::optional<std::string> failure;  // e.g. NaN detected: the run stopped early
   std::vector<StepTimes> step_times;   // per rank (complete on rank 0 only)
   std::array<int, 3> process_grid{1, 1, 1};
+  // Where rank 0's field pages landed (prev, next, vel), and notices from placing them.
+  std::vector<PageHistogram> page_histograms;
+  std::vector<std::string> placement_notices;
   std::uint64_t halo_bytes_per_step = 0;  // sent by all ranks together
   // Memory of this rank (rank 0's on rank 0): the three fields, and RSS around them.
   std::size_t field_bytes = 0;

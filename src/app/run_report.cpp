@@ -44,7 +44,7 @@ std::string format_header(const RunConfig& c, const RunContext& context, const T
                    c.physics.velocity, c.physics.dt, courant_number(c),
                    courant_limit(second_derivative_weights(c.grid.radius)));
   s += fmt::format("  run       {} steps, initial condition {}, init policy {}, blocks {} x {} x {}\n", c.steps,
-                   enum_name(c.initial.kind), enum_name(c.init_policy), c.blocking.size[0], c.blocking.size[1],
+                   enum_name(c.initial.kind), enum_name(c.memory.policy), c.blocking.size[0], c.blocking.size[1],
                    c.blocking.size[2]);
   s += fmt::format("  parallel  {} MPI rank(s) x {} OpenMP thread(s), {}, halo {}, progress {}\n", context.ranks,
                    context.threads_per_rank, context.mpi_thread_level, enum_name(c.parallel.halo),
@@ -120,6 +120,10 @@ std::string format_summary(const RunConfig& c, const RunOutcome& o) {
     s += fmt::format("memory:      fields {}, peak RSS {} ({} before the fields)\n", format_bytes(o.field_bytes),
                      format_bytes(*o.peak_rss), format_bytes(*o.rss_before_fields));
   }
+  static constexpr const char* kFieldNames[] = {"prev", "next", "vel"};
+  for (std::size_t i = 0; i < o.page_histograms.size() && i < 3; ++i)
+    s += fmt::format("pages:       {} (rank 0): {}\n", kFieldNames[i], describe(o.page_histograms[i]));
+  for (const std::string& notice : o.placement_notices) s += fmt::format("notice:      {}\n", notice);
   s += fmt::format("checksum:    {}   L2 norm {:.9g}\n", checksum_text(o.checksum), o.l2_norm);
   s += fmt::format("result:      {}   {}\n", status_word(o.verification.status), o.verification.detail);
   return s;
@@ -149,7 +153,13 @@ nlohmann::json run_document(const RunConfig& config, const RunContext& context, 
                     {"flops_per_point", o.flops_per_point},
                     {"bytes_per_point", o.bytes_per_point},
                     {"step_phases_after_first_step", phases}};
+  nlohmann::json pages = nlohmann::json::object();
+  static constexpr const char* kFields[] = {"prev", "next", "vel"};
+  for (std::size_t i = 0; i < o.page_histograms.size() && i < 3; ++i) pages[kFields[i]] = to_json(o.page_histograms[i]);
   doc["memory"] = {{"field_bytes", o.field_bytes},
+                   {"policy", enum_name(config.memory.policy)},
+                   {"rank0_pages_per_numa_node", pages},
+                   {"placement_notices", o.placement_notices},
                    {"rss_before_fields_bytes", optional_json(o.rss_before_fields)},
                    {"peak_rss_bytes", optional_json(o.peak_rss)}};
   doc["verification"] = {{"status", status_word(o.verification.status)},

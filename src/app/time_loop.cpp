@@ -156,6 +156,8 @@ RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm) {
   });
   StepDriver<T> driver(config.parallel, *solver, *halo, progress_thread ? &*progress_thread : nullptr);
   out.field_bytes = solver->field_bytes();
+  out.placement_notices = solver->placement_notices();
+  out.page_histograms = solver->page_histograms();
   out.updated_points = config.grid.updated_points();
   out.flops_per_point = Kernel<T>::flops_per_point(config.grid.radius);
   out.bytes_per_point = Kernel<T>::bytes_per_point();

@@ -106,6 +106,16 @@ void check_progress_core_needs_thread(const RunConfig& c, const Settings& s) {
       lead(s, "parallel.progress_core"), given(s, "parallel.progress")));
 }
 
+void check_numa_node_with_node_policy(const RunConfig& c, const Settings& s) {
+  const bool node_policy = c.memory.policy == MemoryPolicy::node;
+  if (node_policy == (c.memory.node >= 0)) return;
+  if (node_policy)
+    throw ConfigError(fmt::format("{} needs a NUMA node, but {}; allowed: init.numa_node >= 0 (an OS NUMA node index)",
+                                  lead(s, "init.policy"), given(s, "init.numa_node")));
+  throw ConfigError(fmt::format("{} is only used with init.policy = \"node\", but {}; allowed: init.numa_node = -1",
+                                lead(s, "init.numa_node"), given(s, "init.policy")));
+}
+
 constexpr CrossKeyRule kRules[] = {
     {R"(init.condition = "mode" needs grid.boundary = "periodic".)", check_mode_needs_periodic},
     {R"(Every grid.n >= stencil.radius with periodic boundaries, >= 2*stencil.radius+1 with zero boundaries.)",
@@ -118,6 +128,8 @@ constexpr CrossKeyRule kRules[] = {
     {R"(parallel.progress = "thread" or "poll", when set, needs parallel.halo = "overlap" (bulk ignores the default).)",
      check_progress_needs_overlap},
     {R"(parallel.progress_core >= 0 needs parallel.progress = "thread".)", check_progress_core_needs_thread},
+    {R"(init.policy = "node" needs init.numa_node >= 0, and init.numa_node is only used with it.)",
+     check_numa_node_with_node_policy},
 };
 
 }  // namespace

@@ -23,8 +23,8 @@ struct EnumNames<Precision> {
   static constexpr std::array<std::string_view, 2> names{"single", "double"};
 };
 template <>
-struct EnumNames<InitPolicy> {
-  static constexpr std::array<std::string_view, 2> names{"first-touch", "serial"};
+struct EnumNames<MemoryPolicy> {
+  static constexpr std::array<std::string_view, 4> names{"first-touch", "serial", "interleave", "node"};
 };
 template <>
 struct EnumNames<InitialKind> {
@@ -53,7 +53,7 @@ struct EnumNames<ProgressEngine> {
 // compile; one appended at the end must be added to its list and named here.
 static_assert(static_cast<std::size_t>(Boundary::periodic) + 1 == EnumNames<Boundary>::names.size());
 static_assert(static_cast<std::size_t>(Precision::double_) + 1 == EnumNames<Precision>::names.size());
-static_assert(static_cast<std::size_t>(InitPolicy::serial) + 1 == EnumNames<InitPolicy>::names.size());
+static_assert(static_cast<std::size_t>(MemoryPolicy::node) + 1 == EnumNames<MemoryPolicy>::names.size());
 static_assert(static_cast<std::size_t>(InitialKind::ricker) + 1 == EnumNames<InitialKind>::names.size());
 static_assert(static_cast<std::size_t>(ProgressMode::off) + 1 == EnumNames<ProgressMode>::names.size());
 static_assert(static_cast<std::size_t>(VerifyMethod::none) + 1 == EnumNames<VerifyMethod>::names.size());

@@ -4,7 +4,7 @@
 #include <array>
 #include <string>
 
-#include "field/first_touch.hpp"
+#include "field/memory_policy.hpp"
 #include "geometry/grid.hpp"
 #include "init/initial_condition.hpp"
 #include "stencil/blocking.hpp"
@@ -62,7 +62,7 @@ struct RunConfig {
   Precision precision = Precision::single;
   Physics physics{};
   Blocking blocking{};
-  InitPolicy init_policy = InitPolicy::first_touch;
+  MemoryPlacement memory{};  // init.policy and init.numa_node
   InitialCondition initial{};
   int steps = 100;
   int check_every = 10;  // test for NaN/Inf every this many steps (1 = every step)

@@ -1,6 +1,9 @@
 #include "solver/wave_solver.hpp"
 
+#include <optional>
+
 #include "field/first_touch.hpp"
+#include "field/memory_placement.hpp"
 #include "init/initial_condition.hpp"
 #include "stencil/coefficients.hpp"
 
@@ -29,7 +32,14 @@ WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<
       next_(owned, config.grid.radius),
       vel_(owned, config.grid.radius),
       kernel_(second_derivative_weights(config.grid.radius), config.blocking) {
-  for (Field<T>* f : {&prev_, &next_, &vel_}) first_touch(*f, config.init_policy, config.blocking);
+  // The policy must be set before the first write: Linux places a page when it is first touched.
+  std::optional<HwlocTopology> topology;
+  if (config.memory.policy == MemoryPolicy::interleave || config.memory.policy == MemoryPolicy::node) {
+    topology.emplace();
+    for (Field<T>* f : {&prev_, &next_, &vel_})
+      if (auto notice = place_field(*f, config.memory, *topology)) placement_notices_.push_back(*notice);
+  }
+  for (Field<T>* f : {&prev_, &next_, &vel_}) first_touch(*f, touch_order(config.memory.policy), config.blocking);
   apply_initial_condition(config.initial, config.grid, config.physics, config.blocking, prev_, next_, vel_);
 }
 
@@ -50,6 +60,11 @@ void WaveSolver<T>::step(const HaloUpdate& update_halo) {
   update_halo(prev_);
   compute(update_region_);
   advance();
+}
+
+template <typename T>
+std::vector<PageHistogram> WaveSolver<T>::page_histograms() const {
+  return {locate_field_pages(prev_), locate_field_pages(next_), locate_field_pages(vel_)};
 }
 
 template <typename T>

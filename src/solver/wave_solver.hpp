@@ -1,14 +1,17 @@
 #pragma once
 // WaveSolver<T>: the state of one subdomain (prev, next, vel) and the time step applied to it.
 // It knows nothing of ranks: the caller hands in the halo update (a periodic copy on one rank, the
-// MPI exchange on many) and combines per-rank results. Fields are first-touched by the threads
-// that compute them, in the kernel's block order.
+// MPI exchange on many) and combines per-rank results. The fields' pages are placed by the memory
+// policy of the config (by default first-touched by the threads that compute them, in the kernel's
+// block order).
 #include <array>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "config/run_config.hpp"
 #include "field/field.hpp"
+#include "field/page_locations.hpp"
 #include "stencil/kernel.hpp"
 #include "verify/exact_mode.hpp"
 
@@ -52,6 +55,11 @@ class WaveSolver {
   // Bytes allocated for the three fields, halos and padding included.
   std::size_t field_bytes() const;
 
+  // Notices from placing the fields' memory (e.g. "memory binding not supported here"), to print.
+  const std::vector<std::string>& placement_notices() const { return placement_notices_; }
+  // Where the pages of prev, next and vel actually are (sampled), in that order.
+  std::vector<PageHistogram> page_histograms() const;
+
  private:
   const RunConfig& config_;
   Box update_region_;
@@ -60,6 +68,7 @@ class WaveSolver {
   Field<T> prev_, next_, vel_;
   Kernel<T> kernel_;
   int steps_done_ = 0;
+  std::vector<std::string> placement_notices_;
 };
 
 extern template class WaveSolver<float>;

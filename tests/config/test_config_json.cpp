@@ -21,7 +21,8 @@ void expect_same(const RunConfig& a, const RunConfig& b) {
   EXPECT_EQ(a.physics.velocity, b.physics.velocity);
   EXPECT_EQ(a.physics.dt, b.physics.dt);
   EXPECT_EQ(a.blocking.size, b.blocking.size);
-  EXPECT_EQ(a.init_policy, b.init_policy);
+  EXPECT_EQ(a.memory.policy, b.memory.policy);
+  EXPECT_EQ(a.memory.node, b.memory.node);
   EXPECT_EQ(a.initial.kind, b.initial.kind);
   EXPECT_EQ(a.initial.amplitude, b.initial.amplitude);
   EXPECT_EQ(a.initial.wave, b.initial.wave);

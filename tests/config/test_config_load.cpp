@@ -100,7 +100,7 @@ steps_csv = false
   EXPECT_EQ(c.physics.velocity, 2000.0);
   EXPECT_EQ(c.physics.dt, 0.0005);
   EXPECT_EQ(c.blocking.size, (Index3{0, 8, 8}));
-  EXPECT_EQ(c.init_policy, InitPolicy::serial);
+  EXPECT_EQ(c.memory.policy, MemoryPolicy::serial);
   EXPECT_EQ(c.initial.kind, InitialKind::ricker);
   EXPECT_EQ(c.initial.amplitude, 2.5);
   EXPECT_EQ(c.initial.source, (Index3{10, 11, 12}));

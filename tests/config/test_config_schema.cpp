@@ -20,7 +20,7 @@ TEST(ConfigSchema, HasExactlyTheDocumentedKeys) {
       "init.amplitude",   "init.wave",        "source.position", "source.frequency", "run.steps",
       "run.check_every",  "run.threads",      "run.progress",    "verify.method",    "verify.tolerance",
       "output.directory", "output.name",      "output.steps_csv", "parallel.process_grid", "parallel.halo",
-      "parallel.progress", "parallel.progress_core", "debug.fail_rank", "debug.fail_step"};
+      "parallel.progress", "parallel.progress_core", "debug.fail_rank", "debug.fail_step", "init.numa_node"};
   std::set<std::string> actual;
   for (const KeySpec& spec : config_schema()) {
     EXPECT_TRUE(actual.insert(std::string(spec.key)).second) << "listed twice: " << spec.key;
@@ -77,7 +77,7 @@ void expect_names_round_trip() {
 TEST(ConfigSchema, EnumNamesRoundTrip) {
   expect_names_round_trip<Boundary>();
   expect_names_round_trip<Precision>();
-  expect_names_round_trip<InitPolicy>();
+  expect_names_round_trip<MemoryPolicy>();
   expect_names_round_trip<InitialKind>();
   expect_names_round_trip<ProgressMode>();
   expect_names_round_trip<VerifyMethod>();

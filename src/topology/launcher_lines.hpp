@@ -1,0 +1,32 @@
+#pragma once
+// The launcher command lines that realise a PlacementPlan on every node of a job: Open MPI 4.1's mpirun
+// and Slurm's srun, each with the OpenMP environment the plan's threads need. Printed, never run.
+#include <string>
+#include <vector>
+
+#include "topology/placement_plan.hpp"
+
+namespace wave3d {
+
+struct LauncherOptions {
+  int nodes = 1;                       // the same plan on each node; totals are nodes x ranks per node
+  std::string program = "wave3d run";  // what the launcher starts
+};
+
+struct LauncherLines {
+  std::string mpirun;              // Open MPI 4.1
+  std::string srun;                // Slurm
+  std::vector<std::string> notes;  // what a line cannot express, and where an option takes effect
+};
+
+// Open MPI's --map-by ppr:N:<socket|numa|node>:PE=M places a rank on M consecutive cores from the start
+// of its domain; when the plan is not that shape (a progress core away from the rank's cores, cores
+// left unused in front), the mpirun line starts the ranks unbound and says so in a note. srun expresses
+// every plan: with --cpu-bind=cores (and --core-spec for reserved cores that follow Slurm's convention)
+// when the ranks pack the node's cores in order, with explicit per-rank CPU masks otherwise.
+LauncherLines make_launcher_lines(const PlacementPlan& plan, const LauncherOptions& options = {});
+
+// Slurm's mask notation for a set of OS CPU numbers: "0x3" for {0, 1}.
+std::string cpu_mask_hex(const std::vector<int>& cpus);
+
+}  // namespace wave3d
