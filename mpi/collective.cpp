@@ -37,6 +37,26 @@ std::string broadcast_string(MPI_Comm comm, const std::string& value, int root) 
   return out;
 }
 
+std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine, int root) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(rank == root ? size : 0);
+  check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, root, comm), "MPI_Gather");
+  std::vector<int> offsets(lengths.size(), 0);
+  std::string all;
+  if (rank == root) {
+    for (std::size_t r = 1; r < lengths.size(); ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+    all.resize(static_cast<std::size_t>(offsets.empty() ? 0 : offsets.back() + lengths.back()));
+  }
+  check(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, root, comm),
+        "MPI_Gatherv");
+  std::vector<std::string> out;
+  for (std::size_t r = 0; r < lengths.size(); ++r) out.push_back(all.substr(offsets[r], lengths[r]));
+  return out;
+}
+
 namespace {
 template <typename T>
 T allreduce(MPI_Comm comm, T value, MPI_Datatype type, MPI_Op op) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace wave3d::mpi {
 
@@ -52,6 +53,9 @@ auto collectively(MPI_Comm comm, Fn&& fn) -> decltype(fn()) {
 
 // Prints "wave3d: error on rank R: message" to stderr and aborts every rank of comm with exit code 1.
 [[noreturn]] void abort_job(MPI_Comm comm, const std::string& message);
+
+// Gathers one string from every rank; on root the result holds them in rank order, elsewhere it is empty.
+std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine, int root);
 
 // Broadcasts a string from root.
 std::string broadcast_string(MPI_Comm comm, const std::string& value, int root);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "app/binding_map.hpp"
 #include "app/config_broadcast.hpp"
 #include "app/run_report.hpp"
 #include "app/time_loop.hpp"
@@ -16,6 +17,7 @@
 #include "mpi/environment.hpp"
 #include "output/provenance.hpp"
 #include "output/result_files.hpp"
+#include "runtime/binding_check.hpp"
 #include "runtime/machine_info.hpp"
 
 namespace wave3d::app {
@@ -55,12 +57,16 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
 
   // 3. Where this process runs, and the header.
   const ThreadBinding binding = report_thread_binding();
+  std::vector<std::string> binding_warnings;
+  if (auto crowded = crowded_threads_warning(binding)) binding_warnings.push_back(*crowded);
+  const nlohmann::json binding_map = gather_binding_map(comm, binding, binding_warnings);
   const MachineInfo machine = collect_machine_info();
   RunContext context{size, omp_get_max_threads(), mpi::thread_level_name(provided), mpi::library_version(),
                      topology_summary(machine)};
   if (rank == 0) {
-    std::fputs(format_header(config, context, binding).c_str(), stdout);
+    std::fputs(format_header(config, context, binding_map).c_str(), stdout);
     std::fflush(stdout);
+    std::fputs(format_binding_warnings(binding_map).c_str(), stderr);
   }
 
   // 4. The time loop, in the precision asked for.
@@ -72,7 +78,7 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
     if (rank != 0) return;
     std::fputs(format_summary(config, outcome).c_str(), stdout);
     const MpiFacts facts{context.mpi_library, context.mpi_thread_level, size};
-    const auto document = run_document(config, context, binding, outcome,
+    const auto document = run_document(config, context, binding_map, outcome,
                                        collect_provenance(facts, options.command_line, started));
     if (config.output.steps_csv) write_steps_csv(run_dir / kStepsCsvName, outcome.step_times);
     write_json_atomically(run_dir / kRunJsonName, document);

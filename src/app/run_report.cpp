@@ -1,5 +1,7 @@
 #include "app/run_report.hpp"
 
+#include "app/binding_map.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,16 +17,6 @@ namespace {
 
 double courant_number(const RunConfig& c) { return c.physics.velocity * c.physics.dt / c.grid.spacing; }
 
-std::string binding_lines(const ThreadBinding& binding) {
-  std::string s = fmt::format("  binding   OMP_PROC_BIND {} ({} places)\n", binding.proc_bind, binding.num_places);
-  for (const auto& t : binding.threads) {
-    s += fmt::format("    thread {:3d}  cpu {:>3}  allowed {:<12} numa {}\n", t.thread,
-                     t.cpu ? std::to_string(*t.cpu) : "?", t.affinity,
-                     t.numa_node ? std::to_string(*t.numa_node) : "?");
-  }
-  return s;
-}
-
 nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 nlohmann::json optional_json(const std::optional<std::uint64_t>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json();
@@ -34,7 +26,7 @@ nlohmann::json optional_json(const std::optional<std::uint64_t>& v) {
 
 std::string checksum_text(std::uint64_t checksum) { return fmt::format("0x{:016x}", checksum); }
 
-std::string format_header(const RunConfig& c, const RunContext& context, const ThreadBinding& binding) {
+std::string format_header(const RunConfig& c, const RunContext& context, const nlohmann::json& binding_map) {
   std::string s;
   s += fmt::format("wave3d: isotropic acoustic wave, order 2 in time, order {} in space (R = {})\n",
                    2 * c.grid.radius, c.grid.radius);
@@ -50,7 +42,7 @@ std::string format_header(const RunConfig& c, const RunContext& context, const T
                    context.threads_per_rank, context.mpi_thread_level, enum_name(c.parallel.halo),
                    enum_name(c.parallel.progress));
   s += fmt::format("  machine   {}\n", context.topology_summary);
-  s += binding_lines(binding);
+  s += format_binding_map(binding_map);
   return s;
 }
 
@@ -129,7 +121,7 @@ std::string format_summary(const RunConfig& c, const RunOutcome& o) {
   return s;
 }
 
-nlohmann::json run_document(const RunConfig& config, const RunContext& context, const ThreadBinding& binding,
+nlohmann::json run_document(const RunConfig& config, const RunContext& context, const nlohmann::json& binding_map,
                             const RunOutcome& o, const nlohmann::json& provenance) {
   nlohmann::json phases = nlohmann::json::array();
   for (std::size_t r = 0; r < o.step_times.size(); ++r) {
@@ -143,7 +135,7 @@ nlohmann::json run_document(const RunConfig& config, const RunContext& context, 
   doc["parallel"] = {{"ranks", context.ranks},
                      {"threads_per_rank", context.threads_per_rank},
                      {"mpi_thread_level", context.mpi_thread_level}};
-  doc["binding"] = {{"rank", 0}, {"threads", binding}};
+  doc["binding"] = binding_map;
   doc["metrics"] = {{"steps", o.steps_done},
                     {"seconds", o.loop_seconds},
                     {"updated_points_per_step", o.updated_points},

@@ -8,7 +8,6 @@
 
 #include "app/run_outcome.hpp"
 #include "config/run_config.hpp"
-#include "runtime/thread_binding.hpp"
 
 namespace wave3d::app {
 
@@ -20,12 +19,12 @@ struct RunContext {
   std::string topology_summary;
 };
 
-std::string format_header(const RunConfig& config, const RunContext& context, const ThreadBinding& binding);
+std::string format_header(const RunConfig& config, const RunContext& context, const nlohmann::json& binding_map);
 std::string format_summary(const RunConfig& config, const RunOutcome& outcome);
 
 // The results document: resolved config, provenance, parallel set-up, binding, metrics, memory,
 // verification and checksum.
-nlohmann::json run_document(const RunConfig& config, const RunContext& context, const ThreadBinding& binding,
+nlohmann::json run_document(const RunConfig& config, const RunContext& context, const nlohmann::json& binding_map,
                             const RunOutcome& outcome, const nlohmann::json& provenance);
 
 // The mean time per step of one phase (after the first step) on each rank: min, median, max over ranks.
