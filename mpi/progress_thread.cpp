@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <stdexcept>
@@ -10,20 +11,21 @@
 namespace wave3d::mpi {
 namespace {
 
-bool process_may_run_on(int cpu) {
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  return cpu >= 0 && cpu < CPU_SETSIZE && sched_getaffinity(0, sizeof allowed, &allowed) == 0 &&
-         CPU_ISSET(cpu, &allowed);
+// Whether the CPU exists at all. Whether this process may use it (cgroup, cpuset) is for the kernel
+// to say when the thread is bound: the calling thread's own mask may already be narrower, because
+// OpenMP threads, the caller among them, are bound to their cores before the progress thread starts.
+bool cpu_exists(int cpu) {
+  const long configured = sysconf(_SC_NPROCESSORS_CONF);
+  return cpu >= 0 && cpu < CPU_SETSIZE && (configured <= 0 || cpu < configured);
 }
 
 }  // namespace
 
 ProgressThread::ProgressThread(int cpu) : cpu_(cpu) {
-  if (cpu >= 0 && !process_may_run_on(cpu))
+  if (cpu >= 0 && !cpu_exists(cpu))
     throw std::invalid_argument("parallel.progress_core = " + std::to_string(cpu) +
-                                " is not a CPU this process may run on; allowed: -1 (unbound) or a CPU in the "
-                                "process's affinity mask (see the binding report)");
+                                " is not a CPU of this machine; allowed: -1 (unbound) or a CPU this process may "
+                                "run on (see the binding report)");
   thread_ = std::thread([this] { run(); });
   if (cpu >= 0) {
     cpu_set_t one;
@@ -31,7 +33,9 @@ ProgressThread::ProgressThread(int cpu) : cpu_(cpu) {
     CPU_SET(cpu, &one);
     if (pthread_setaffinity_np(thread_.native_handle(), sizeof one, &one) != 0) {
       shutdown();  // a joinable thread must not outlive a failed constructor
-      throw std::runtime_error("cannot bind the progress thread to CPU " + std::to_string(cpu));
+      throw std::invalid_argument("parallel.progress_core = " + std::to_string(cpu) +
+                                  ": the progress thread cannot be bound there (not a CPU this process may run "
+                                  "on); allowed: -1 (unbound) or a CPU of the binding report");
     }
   }
 }

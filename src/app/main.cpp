@@ -9,6 +9,7 @@
 
 #include "app/bench_command.hpp"
 #include "app/command.hpp"
+#include "app/plan_command.hpp"
 #include "app/run_command.hpp"
 #include "app/stream_command.hpp"
 #include "config/config_error.hpp"
@@ -27,7 +28,7 @@ int main(int argc, char** argv) {
   cli.set_version_flag("--version", std::string("wave3d ") + build_info::version);
   cli.require_subcommand(1);
   const std::vector<app::Command> commands = {app::add_run_command(cli), app::add_bench_command(cli),
-                                               app::add_stream_command(cli)};
+                                               app::add_stream_command(cli), app::add_plan_command(cli)};
 
   try {
     cli.parse(argc, argv);

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "app/binding_map.hpp"
+#include "app/placement_setup.hpp"
 #include "app/config_broadcast.hpp"
 #include "app/run_report.hpp"
 #include "app/time_loop.hpp"
@@ -40,9 +41,11 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
   MPI_Comm_size(comm, &size);
   MPI_Query_thread(&provided);
 
-  // 1. Configuration: parsed on rank 0, validated, broadcast.
-  const RunConfig config = load_config_on_root(comm, options.config_path, options.overrides);
+  // 1. Configuration: parsed on rank 0, validated, broadcast; then the placement plan, which may
+  //    settle the thread count, the progress thread's core and the memory node.
+  RunConfig config = load_config_on_root(comm, options.config_path, options.overrides);
   if (config.threads > 0) omp_set_num_threads(config.threads);
+  const AppliedPlacement placement = apply_placement(config, comm);
   // A memory policy naming a NUMA node this machine lacks is a configuration error: say so before
   // anything is created or allocated.
   mpi::collectively(comm, [&] {
@@ -59,6 +62,9 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
   const ThreadBinding binding = report_thread_binding();
   std::vector<std::string> binding_warnings;
   if (auto crowded = crowded_threads_warning(binding)) binding_warnings.push_back(*crowded);
+  if (placement.bound)
+    for (const std::string& w : plan_mismatch_warnings(binding, placement.planned_pus)) binding_warnings.push_back(w);
+  for (const std::string& notice : placement.notices) binding_warnings.push_back(notice);
   const nlohmann::json binding_map = gather_binding_map(comm, binding, binding_warnings);
   const MachineInfo machine = collect_machine_info();
   RunContext context{size, omp_get_max_threads(), mpi::thread_level_name(provided), mpi::library_version(),
@@ -78,8 +84,9 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
     if (rank != 0) return;
     std::fputs(format_summary(config, outcome).c_str(), stdout);
     const MpiFacts facts{context.mpi_library, context.mpi_thread_level, size};
-    const auto document = run_document(config, context, binding_map, outcome,
-                                       collect_provenance(facts, options.command_line, started));
+    auto document = run_document(config, context, binding_map, outcome,
+                                 collect_provenance(facts, options.command_line, started));
+    document["placement"] = placement.summary;
     if (config.output.steps_csv) write_steps_csv(run_dir / kStepsCsvName, outcome.step_times);
     write_json_atomically(run_dir / kRunJsonName, document);
     std::printf("results:     %s\n", run_dir.string().c_str());

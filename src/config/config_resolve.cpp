@@ -8,6 +8,7 @@
 #include "config/config_value.hpp"
 #include "config/enum_names.hpp"
 #include "stencil/coefficients.hpp"
+#include "topology/placement_request.hpp"
 
 namespace wave3d {
 
@@ -116,6 +117,24 @@ void check_numa_node_with_node_policy(const RunConfig& c, const Settings& s) {
                                 lead(s, "init.numa_node"), given(s, "init.policy")));
 }
 
+void check_reserve_syntax(const RunConfig& c, const Settings& s) {
+  try {
+    (void)ReservedCores::parse(c.placement.reserve);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(fmt::format("{} is not understood: {}", lead(s, "placement.reserve"), e.what()));
+  }
+}
+
+void check_reserve_needs_layout(const RunConfig& c, const Settings& s) {
+  if (c.placement.layout != PlacementLayout::none || ReservedCores::parse(c.placement.reserve).kind ==
+                                                         ReservedCores::Kind::none)
+    return;
+  throw ConfigError(fmt::format(
+      "{} reserves cores, but {} leaves placement to the launcher; allowed: a placement.layout such as "
+      "\"rank-per-socket\", or placement.reserve = \"none\" (with the launcher, use srun --core-spec)",
+      lead(s, "placement.reserve"), given(s, "placement.layout")));
+}
+
 constexpr CrossKeyRule kRules[] = {
     {R"(init.condition = "mode" needs grid.boundary = "periodic".)", check_mode_needs_periodic},
     {R"(Every grid.n >= stencil.radius with periodic boundaries, >= 2*stencil.radius+1 with zero boundaries.)",
@@ -130,6 +149,8 @@ constexpr CrossKeyRule kRules[] = {
     {R"(parallel.progress_core >= 0 needs parallel.progress = "thread".)", check_progress_core_needs_thread},
     {R"(init.policy = "node" needs init.numa_node >= 0, and init.numa_node is only used with it.)",
      check_numa_node_with_node_policy},
+    {R"(placement.reserve is "none", "per-socket:N", "per-node:N" or "list:i,j,...".)", check_reserve_syntax},
+    {R"(placement.reserve other than "none" needs a placement.layout.)", check_reserve_needs_layout},
 };
 
 }  // namespace

@@ -48,6 +48,12 @@ struct EnumNames<ProgressEngine> {
   static constexpr std::array<std::string_view, 3> names{"none", "thread", "poll"};
 };
 
+template <>
+struct EnumNames<PlacementLayout> {
+  static constexpr std::array<std::string_view, 5> names{"none", "rank-per-node", "rank-per-socket", "rank-per-numa",
+                                                         "rank-per-core"};
+};
+
 // Indexing by enumerator value relies on each list following the enum's declaration order. These tie
 // each list's length to the enum's last enumerator, so a removed or renamed enumerator fails to
 // compile; one appended at the end must be added to its list and named here.
@@ -59,6 +65,7 @@ static_assert(static_cast<std::size_t>(ProgressMode::off) + 1 == EnumNames<Progr
 static_assert(static_cast<std::size_t>(VerifyMethod::none) + 1 == EnumNames<VerifyMethod>::names.size());
 static_assert(static_cast<std::size_t>(HaloMode::overlap) + 1 == EnumNames<HaloMode>::names.size());
 static_assert(static_cast<std::size_t>(ProgressEngine::poll) + 1 == EnumNames<ProgressEngine>::names.size());
+static_assert(static_cast<std::size_t>(PlacementLayout::rank_per_core) + 1 == EnumNames<PlacementLayout>::names.size());
 
 template <typename E>
 constexpr std::string_view enum_name(E value) {

@@ -51,6 +51,18 @@ struct DebugSettings {
   int fail_step = 0;
 };
 
+// How wave3d places its own threads (placement.*). layout = none leaves binding to the launcher and
+// OMP_PLACES/OMP_PROC_BIND; any other layout makes every rank bind its threads to the cores of the
+// placement plan for its node (the same plan `wave3d plan` prints).
+enum class PlacementLayout { none, rank_per_node, rank_per_socket, rank_per_numa, rank_per_core };
+
+struct PlacementSettings {
+  PlacementLayout layout = PlacementLayout::none;
+  std::string reserve = "none";        // "none", "per-socket:N", "per-node:N", "list:i,j,..."
+  bool smt = false;                    // OpenMP places are hardware threads instead of cores
+  bool high_bandwidth_memory = false;  // put the fields on the highest-bandwidth local NUMA node
+};
+
 struct OutputSettings {
   std::string directory = "results/runs";  // parent of the per-run directory
   std::string name;                        // per-run directory name; empty = timestamp + host
@@ -71,6 +83,7 @@ struct RunConfig {
   ProgressMode progress = ProgressMode::automatic;
   OutputSettings output{};
   ParallelSettings parallel{};
+  PlacementSettings placement{};
   DebugSettings debug{};
   int threads = 0;  // OpenMP threads per rank; 0 = the OpenMP default (OMP_NUM_THREADS)
 };

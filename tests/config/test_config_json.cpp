@@ -54,7 +54,7 @@ TEST(ConfigJson, UsesTheTomlLayoutAndWords) {
   EXPECT_EQ(j["verify"]["method"], "auto");
   EXPECT_EQ(j["source"]["position"], nlohmann::json::array({64, 64, 64}));  // resolved
   EXPECT_EQ(j["output"]["steps_csv"], true);
-  EXPECT_EQ(j.size(), 11u);  // grid stencil physics blocking init source run verify output parallel debug
+  EXPECT_EQ(j.size(), 12u);  // grid stencil physics blocking init source run verify output parallel placement debug
 }
 
 TEST(ConfigJson, RoundTripOfTheDefault) {

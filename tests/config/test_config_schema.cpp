@@ -20,7 +20,8 @@ TEST(ConfigSchema, HasExactlyTheDocumentedKeys) {
       "init.amplitude",   "init.wave",        "source.position", "source.frequency", "run.steps",
       "run.check_every",  "run.threads",      "run.progress",    "verify.method",    "verify.tolerance",
       "output.directory", "output.name",      "output.steps_csv", "parallel.process_grid", "parallel.halo",
-      "parallel.progress", "parallel.progress_core", "debug.fail_rank", "debug.fail_step", "init.numa_node"};
+      "parallel.progress", "parallel.progress_core", "debug.fail_rank", "debug.fail_step", "init.numa_node", "placement.layout", "placement.reserve",
+      "placement.smt", "placement.high_bandwidth_memory"};
   std::set<std::string> actual;
   for (const KeySpec& spec : config_schema()) {
     EXPECT_TRUE(actual.insert(std::string(spec.key)).second) << "listed twice: " << spec.key;
