@@ -31,6 +31,7 @@ struct BenchOptions {
   std::vector<std::int64_t> blocking{0, 64, 16};
   std::string halo = "overlap";
   std::string progress = "poll";
+  bool no_bind = false;
   std::string json;
 };
 
@@ -100,6 +101,7 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
   settings.repetitions = o.repetitions;
   settings.stream_elements = default_stream_elements(llc);
   settings.fma_units = o.fma_units;
+  settings.bind = !o.no_bind;
   const std::vector<int> thread_counts =
       o.threads.empty() ? (omp_get_max_threads() > 1 ? std::vector<int>{1, omp_get_max_threads()} : std::vector<int>{1})
                         : parse_thread_list(o.threads);
@@ -205,6 +207,9 @@ Command add_bench_command(CLI::App& parent) {
   cli->add_option("--progress", o->progress, "Message progress during overlap in the multi-rank case")
       ->check(CLI::IsMember({"none", "thread", "poll"}))
       ->capture_default_str();
+  cli->add_flag("--no-bind", o->no_bind,
+                "Leave thread placement to the launcher and OMP_PLACES instead of binding each case's threads "
+                "(one rank: its threads on the first cores; several ranks: one core each)");
   cli->add_option("--json", o->json, "Also write the results to this JSON file");
   return {cli, [o](MPI_Comm comm, const std::vector<std::string>&) { return run_bench(*o, comm); }};
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "app/placement_setup.hpp"
 #include "app/run_report.hpp"
 #include "app/time_loop.hpp"
 #include "mpi/collective.hpp"
@@ -55,6 +56,13 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   MPI_Comm_size(comm, &ranks);
   MPI_Comm_rank(comm, &rank);
   omp_set_num_threads(threads);
+  if (s.bind) {
+    RunConfig placed = s.stencil;
+    placed.threads = threads;
+    placed.placement.layout = ranks > 1 ? PlacementLayout::rank_per_core : PlacementLayout::rank_per_node;
+    if (ranks > 1 && threads > 1) placed.placement.layout = PlacementLayout::rank_per_socket;
+    apply_placement(placed, comm);
+  }
   BenchCase c;
   c.ranks = ranks;
   c.threads_per_rank = threads;

@@ -18,6 +18,9 @@ struct BenchSettings {
   std::size_t stream_elements = 0;
   int stream_repetitions = 10;
   int fma_units = 2;             // FMA pipes per core assumed for the compute bound
+  // Bind threads for each case (one rank: its threads on the first cores; several: one core each),
+  // so the comparison does not depend on where the OS scheduler happens to put them.
+  bool bind = true;
 };
 
 struct Spread {
