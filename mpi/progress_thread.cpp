@@ -80,6 +80,7 @@ void ProgressThread::run() {
     lock.unlock();
     // Busy polling is the point: the thread has a core of its own when placement reserves one.
     const auto started = std::chrono::steady_clock::now();
+    observed_cpu_.store(sched_getcpu(), std::memory_order_relaxed);
     bool done = false;
     while (!done && !stop_requested_.load(std::memory_order_relaxed)) done = poll();
     const double after = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -28,6 +28,11 @@ class ProgressThread {
   std::optional<double> stop();
 
   int cpu() const { return cpu_; }
+  // The CPU the thread last started a job on (sched_getcpu), to check the binding; nullopt before any job.
+  std::optional<int> observed_cpu() const {
+    const int c = observed_cpu_.load(std::memory_order_relaxed);
+    return c < 0 ? std::nullopt : std::optional<int>(c);
+  }
 
  private:
   void run();
@@ -38,7 +43,8 @@ class ProgressThread {
   std::condition_variable wake_;
   std::function<bool()> poll_;  // the current job; empty when idle
   bool busy_ = false;           // a job was handed over and is not finished
-  std::atomic<bool> stop_requested_{false};  // read by the polling loop without the lock
+  std::atomic<bool> stop_requested_{false};
+  std::atomic<int> observed_cpu_{-1};  // read by the polling loop without the lock
   bool quit_ = false;
   std::optional<double> completed_after_;
   std::thread thread_;  // last: starts after everything above is initialised

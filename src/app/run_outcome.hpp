@@ -34,6 +34,7 @@ struct RunOutcome {
   std::optional<std::string> failure;  // e.g. NaN detected: the run stopped early
   std::vector<StepTimes> step_times;   // per rank (complete on rank 0 only)
   std::array<int, 3> process_grid{1, 1, 1};
+  std::optional<int> progress_thread_cpu;  // where rank 0's progress thread was seen running
   // Where rank 0's field pages landed (prev, next, vel), and notices from placing them.
   std::vector<PageHistogram> page_histograms;
   std::vector<std::string> placement_notices;

@@ -134,7 +134,8 @@ nlohmann::json run_document(const RunConfig& config, const RunContext& context, 
   doc["provenance"] = provenance;
   doc["parallel"] = {{"ranks", context.ranks},
                      {"threads_per_rank", context.threads_per_rank},
-                     {"mpi_thread_level", context.mpi_thread_level}};
+                     {"mpi_thread_level", context.mpi_thread_level},
+                     {"progress_thread_cpu_rank0", o.progress_thread_cpu ? nlohmann::json(*o.progress_thread_cpu) : nullptr}};
   doc["binding"] = binding_map;
   doc["metrics"] = {{"steps", o.steps_done},
                     {"seconds", o.loop_seconds},

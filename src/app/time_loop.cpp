@@ -202,6 +202,7 @@ RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm) {
   out.steps_done = solver->steps_done();
   out.loop_seconds = mpi::allreduce_max(comm, local_seconds);
   out.peak_rss = peak_rss_bytes();
+  if (progress_thread) out.progress_thread_cpu = progress_thread->observed_cpu();
 
   if (out.failure) {
     out.verification.status = VerificationStatus::failed;
