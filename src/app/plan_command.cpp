@@ -1,5 +1,7 @@
 #include "app/plan_command.hpp"
 
+#include "app/root_only.hpp"
+
 #include <fmt/format.h>
 #include <mpi.h>
 
@@ -9,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "mpi/quiet_wait.hpp"
 #include "topology/launcher_lines.hpp"
 #include "topology/machines.hpp"
 #include "topology/placement_plan.hpp"
@@ -122,22 +123,11 @@ Command add_plan_command(CLI::App& parent) {
   Command command;
   command.cli = cli;
   command.run = [opt](MPI_Comm comm, const std::vector<std::string>&) {
-    int rank = 0;
-    int size = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    int code = 0;
-    if (rank == 0) {
-      try {
-        print_plan(*opt);
-      } catch (const std::exception& e) {
-        // A PlacementError already says why and what would fit; load errors name their input.
-        std::fflush(stdout);
-        fmt::print(stderr, "wave3d plan: error: {}\n", e.what());
-        code = 2;
-      }
-    }
-    return size > 1 ? mpi::broadcast_int_quietly(comm, code, 0) : code;
+    // A PlacementError already says why and what would fit; load errors name their input.
+    return run_on_root(comm, "plan", [&] {
+      print_plan(*opt);
+      return 0;
+    });
   };
   return command;
 }

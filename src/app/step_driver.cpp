@@ -28,13 +28,18 @@ StepPhaseTimes StepDriver<T>::step() {
 }
 
 template <typename T>
-StepPhaseTimes StepDriver<T>::bulk_step() {
-  StepPhaseTimes t;
-  halo_.exchange(solver_.halo_field());
+void StepDriver<T>::record_halo_times(StepPhaseTimes& t) const {
   const mpi::HaloTimes h = halo_.last_times();
   t.pack = h.pack;
   t.wait = h.wait;
   t.unpack = h.unpack;
+}
+
+template <typename T>
+StepPhaseTimes StepDriver<T>::bulk_step() {
+  StepPhaseTimes t;
+  halo_.exchange(solver_.halo_field());
+  record_halo_times(t);
   const double c0 = omp_get_wtime();
   solver_.compute(solver_.update_region());
   t.interior = omp_get_wtime() - c0;
@@ -61,10 +66,7 @@ StepPhaseTimes StepDriver<T>::overlap_step() {
   if (parallel_.progress == ProgressEngine::poll) t.messages_done_after = polled_done_after_;
 
   halo_.finish(solver_.halo_field());
-  const mpi::HaloTimes h = halo_.last_times();
-  t.pack = h.pack;
-  t.wait = h.wait;
-  t.unpack = h.unpack;
+  record_halo_times(t);
 
   const double s0 = omp_get_wtime();
   for (const Box& shell : solver_.shell_regions()) solver_.compute(shell);

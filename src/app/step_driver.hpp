@@ -35,6 +35,7 @@ class StepDriver {
  private:
   StepPhaseTimes bulk_step();
   StepPhaseTimes overlap_step();
+  void record_halo_times(StepPhaseTimes& t) const;  // the exchange's pack, wait and unpack
 
   ParallelSettings parallel_;
   WaveSolver<T>& solver_;

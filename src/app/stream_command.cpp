@@ -19,8 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "app/root_only.hpp"
 #include "app/thread_list.hpp"
-#include "mpi/quiet_wait.hpp"
 #include "probe/stream.hpp"
 #include "probe/stream_json.hpp"
 #include "runtime/byte_size.hpp"
@@ -185,22 +185,12 @@ Command add_stream_command(CLI::App& parent) {
   Command command;
   command.cli = cli;
   command.run = [opt](MPI_Comm comm, const std::vector<std::string>&) {
-    int rank = 0;
     int size = 1;
-    MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    int code = 0;
-    if (rank == 0) {
+    return run_on_root(comm, "stream", [&] {
       if (size > 1) fmt::print("wave3d stream: rank 0 measures; the other {} ranks wait idle\n", size - 1);
-      try {
-        code = measure_and_report(*opt);
-      } catch (const std::exception& e) {
-        std::fflush(stdout);
-        fmt::print(stderr, "wave3d stream: error: {}\n", e.what());
-        code = 2;
-      }
-    }
-    return size > 1 ? mpi::broadcast_int_quietly(comm, code, 0) : code;
+      return measure_and_report(*opt);
+    });
   };
   return command;
 }
