@@ -35,8 +35,9 @@ std::string format_binding_map(const nlohmann::json& map, int max_ranks) {
       break;
     }
     for (const nlohmann::json& t : rank["binding"]["threads"]) {
-      s += fmt::format("    rank {:4} host {:<12} thread {:3}  cpu {:>4}  allowed {:<12} numa {}\n",
+      s += fmt::format("    rank {:4} host {:<12} thread {:3}  core {:>4}  cpu {:>4}  allowed {:<12} numa {}\n",
                        rank["rank"].get<int>(), rank["host"].get<std::string>(), t["thread"].get<int>(),
+                       t["core"].is_null() ? "?" : std::to_string(t["core"].get<int>()),
                        t["cpu"].is_null() ? "?" : std::to_string(t["cpu"].get<int>()),
                        t["affinity"].get<std::string>(),
                        t["numa_node"].is_null() ? "?" : std::to_string(t["numa_node"].get<int>()));

@@ -37,6 +37,7 @@ struct RunOutcome {
   std::optional<int> progress_thread_cpu;  // where rank 0's progress thread was seen running
   // Where rank 0's field pages landed (prev, next, vel), and notices from placing them.
   std::vector<PageHistogram> page_histograms;
+  std::vector<std::string> pages_per_rank;  // on rank 0: each rank's {prev, next, vel} histograms as JSON text
   std::vector<std::string> placement_notices;
   std::uint64_t halo_bytes_per_step = 0;  // sent by all ranks together
   // Memory of this rank (rank 0's on rank 0): the three fields, and RSS around them.

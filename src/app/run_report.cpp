@@ -22,6 +22,12 @@ nlohmann::json optional_json(const std::optional<std::uint64_t>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json();
 }
 
+nlohmann::json per_rank_pages(const RunOutcome& o) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const std::string& text : o.pages_per_rank) all.push_back(nlohmann::json::parse(text));
+  return all;
+}
+
 }  // namespace
 
 std::string checksum_text(std::uint64_t checksum) { return fmt::format("0x{:016x}", checksum); }
@@ -152,6 +158,7 @@ nlohmann::json run_document(const RunConfig& config, const RunContext& context, 
   doc["memory"] = {{"field_bytes", o.field_bytes},
                    {"policy", enum_name(config.memory.policy)},
                    {"rank0_pages_per_numa_node", pages},
+                   {"pages_per_numa_node_per_rank", per_rank_pages(o)},
                    {"placement_notices", o.placement_notices},
                    {"rss_before_fields_bytes", optional_json(o.rss_before_fields)},
                    {"peak_rss_bytes", optional_json(o.peak_rss)}};

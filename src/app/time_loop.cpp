@@ -9,6 +9,8 @@
 #include <stdexcept>
 
 #include "app/step_driver.hpp"
+
+#include <nlohmann/json.hpp>
 #include "mpi/cartesian.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/decomposition.hpp"
@@ -158,6 +160,12 @@ RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm) {
   out.field_bytes = solver->field_bytes();
   out.placement_notices = solver->placement_notices();
   out.page_histograms = solver->page_histograms();
+  {
+    nlohmann::json mine = nlohmann::json::object();
+    const char* names[] = {"prev", "next", "vel"};
+    for (std::size_t i = 0; i < out.page_histograms.size() && i < 3; ++i) mine[names[i]] = to_json(out.page_histograms[i]);
+    out.pages_per_rank = mpi::gather_strings(comm, mine.dump(), 0);
+  }
   out.updated_points = config.grid.updated_points();
   out.flops_per_point = Kernel<T>::flops_per_point(config.grid.radius);
   out.bytes_per_point = Kernel<T>::bytes_per_point();

@@ -43,6 +43,7 @@ void to_json(nlohmann::json& j, const MachineInfo& info) {
 void to_json(nlohmann::json& j, const ThreadPlacement& placement) {
   j = {{"thread", placement.thread},
        {"cpu", or_null(placement.cpu)},
+       {"core", or_null(placement.core)},
        {"affinity", placement.affinity},
        {"numa_node", or_null(placement.numa_node)},
        {"place", placement.place}};

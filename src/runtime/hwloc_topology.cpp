@@ -44,4 +44,13 @@ std::optional<int> HwlocTopology::numa_node_of_cpu(int cpu) const {
   return std::nullopt;
 }
 
+std::optional<int> HwlocTopology::core_of_cpu(int cpu) const {
+  if (cpu < 0) return std::nullopt;
+  hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topology_, static_cast<unsigned>(cpu));
+  if (pu == nullptr) return std::nullopt;
+  hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topology_, HWLOC_OBJ_CORE, pu);
+  if (core == nullptr) return std::nullopt;
+  return static_cast<int>(core->logical_index);
+}
+
 }  // namespace wave3d

@@ -21,6 +21,8 @@ class HwlocTopology {
 
   // OS index of the NUMA node whose memory is local to the PU with OS index `cpu`.
   std::optional<int> numa_node_of_cpu(int cpu) const;
+  // Logical index of the core holding the PU with OS index `cpu` (the core numbering wave3d plan uses).
+  std::optional<int> core_of_cpu(int cpu) const;
 
  private:
   hwloc_topology_t topology_ = nullptr;

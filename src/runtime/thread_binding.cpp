@@ -92,7 +92,10 @@ ThreadBinding report_thread_binding(int num_threads) {
     if (slot.cpu >= 0) p.cpu = slot.cpu;
     p.affinity = format_cpu_list(slot.allowed_cpus);
     p.allowed_cpus = std::move(slot.allowed_cpus);
-    if (topology) p.numa_node = topology->numa_node_of_cpu(slot.cpu);
+    if (topology) {
+      p.numa_node = topology->numa_node_of_cpu(slot.cpu);
+      p.core = topology->core_of_cpu(slot.cpu);
+    }
     p.place = slot.place;
     binding.threads.push_back(std::move(p));
   }

@@ -14,6 +14,7 @@ struct ThreadPlacement {
   std::vector<int> allowed_cpus;  // the thread's affinity mask, ascending
   std::string affinity;          // allowed_cpus in list notation, e.g. "0-3,8"
   std::optional<int> numa_node;  // OS index of the NUMA node local to `cpu`
+  std::optional<int> core;       // logical index of the core holding `cpu`
   int place = -1;                // omp_get_place_num(); -1 when the thread is not bound to a place
 };
 
