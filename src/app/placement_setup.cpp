@@ -9,6 +9,7 @@
 #include "mpi/collective.hpp"
 #include "mpi/environment.hpp"
 #include "runtime/bind_threads.hpp"
+#include "runtime/cpu_list.hpp"
 #include "topology/placement_plan.hpp"
 #include "topology/topology.hpp"
 
@@ -57,6 +58,9 @@ void choose_high_bandwidth_memory(RunConfig& config, AppliedPlacement& applied) 
 
 AppliedPlacement apply_placement(RunConfig& config, MPI_Comm comm) {
   AppliedPlacement applied;
+  // What the launcher gave this process, before anything here changes it.
+  const std::string launcher_cpus = format_cpu_list(current_thread_affinity());
+  applied.summary = {{"layout", enum_name(config.placement.layout)}, {"launcher_cpuset", launcher_cpus}};
   if (config.placement.high_bandwidth_memory) mpi::collectively(comm, [&] { choose_high_bandwidth_memory(config, applied); });
   if (config.placement.layout == PlacementLayout::none) return applied;
 
@@ -90,6 +94,7 @@ AppliedPlacement apply_placement(RunConfig& config, MPI_Comm comm) {
 
   std::vector<int> cores = mine.cores;
   applied.summary = {{"layout", enum_name(config.placement.layout)},
+                     {"launcher_cpuset", launcher_cpus},
                      {"reserve", config.placement.reserve},
                      {"node_rank", node.rank},
                      {"ranks_per_node", plan.ranks_per_node},
