@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "config/config_json.hpp"
 #include "config/enum_names.hpp"
@@ -91,6 +92,50 @@ HaloShare halo_share(const RunConfig& c, const RunOutcome& o) {
   return share;
 }
 
+namespace {
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Nearest-rank percentile of sorted values.
+double percentile_of_sorted(const std::vector<double>& sorted, double p) {
+  const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+  return sorted[std::min(sorted.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+}  // namespace
+
+std::optional<JitterSummary> jitter_summary(const RunOutcome& o) {
+  if (o.step_times.empty() || o.steps_done < 2) return std::nullopt;
+  const std::size_t total = o.step_times.front().phase_index("total");
+  JitterSummary j;
+  std::vector<double> all;
+  for (int step = 1; step < o.steps_done; ++step) {
+    std::vector<double> ranks;
+    for (const StepTimes& t : o.step_times)
+      if (t.recorded(step, total)) ranks.push_back(t.at(step, total));
+    if (ranks.empty()) continue;
+    all.insert(all.end(), ranks.begin(), ranks.end());
+    j.step_max.push_back(*std::max_element(ranks.begin(), ranks.end()));
+    j.step_median.push_back(median_of(ranks));
+  }
+  if (all.empty()) return std::nullopt;
+  double sum_max = 0, sum_median = 0;
+  for (std::size_t i = 0; i < j.step_max.size(); ++i) {
+    sum_max += j.step_max[i];
+    sum_median += j.step_median[i];
+  }
+  j.noise_amplification = sum_median > 0 ? sum_max / sum_median : 1.0;
+  std::sort(all.begin(), all.end());
+  j.p50 = percentile_of_sorted(all, 50);
+  j.p99 = percentile_of_sorted(all, 99);
+  j.max = all.back();
+  return j;
+}
+
 std::string format_summary(const RunConfig& c, const RunOutcome& o) {
   std::string s;
   s += fmt::format("ranks:       {} x {} x {} process grid, halo {} per step over all ranks\n", o.process_grid[0],
@@ -109,6 +154,10 @@ std::string format_summary(const RunConfig& c, const RunOutcome& o) {
       s += fmt::format(", hidden behind the interior {:.1f} %", 100 * *share.hidden_fraction);
     s += "\n";
   }
+  if (const auto j = jitter_summary(o))
+    s += fmt::format("jitter:      step time p50 {:.3f} ms, p99 {:.3f} ms, max {:.3f} ms; noise amplification {:.3f} "
+                     "(mean per-step max over mean per-step median across ranks)\n",
+                     1e3 * j->p50, 1e3 * j->p99, 1e3 * j->max, j->noise_amplification);
   s += fmt::format("time:        {:.4f} s for {} steps\n", o.loop_seconds, o.steps_done);
   s += fmt::format("throughput:  {:.2f} MPoints/s\n", o.mpoints_per_second());
   s += fmt::format("flops:       {:.2f} GFlops ({} flops per point)\n", o.gflops(), o.flops_per_point);
@@ -176,6 +225,14 @@ nlohmann::json run_document(const RunConfig& config, const RunContext& context, 
                           {"phase_mean_spread_over_ranks", spreads},
                           {"halo_exposed_fraction", optional_json(share.exposed_fraction)},
                           {"halo_hidden_fraction", optional_json(share.hidden_fraction)}};
+  if (const auto j = jitter_summary(o)) {
+    doc["jitter"] = {{"noise_amplification", j->noise_amplification},
+                     {"step_time_p50_s", j->p50},
+                     {"step_time_p99_s", j->p99},
+                     {"step_time_max_s", j->max},
+                     {"per_step_max_s", j->step_max},
+                     {"per_step_median_s", j->step_median}};
+  }
   doc["checksum"] = checksum_text(o.checksum);
   doc["l2_norm"] = o.l2_norm;
   if (o.failure) doc["failure"] = *o.failure;

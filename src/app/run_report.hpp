@@ -43,6 +43,16 @@ struct HaloShare {
 };
 HaloShare halo_share(const RunConfig& config, const RunOutcome& outcome);
 
+// Jitter seen in the step times (the "total" phase), skipping the first step: per step the slowest
+// and the median rank, the noise amplification (mean of the per-step maximum over the mean of the
+// per-step median: 1 when no rank is ever late), and percentiles of all ranks' step times.
+struct JitterSummary {
+  std::vector<double> step_max, step_median;  // seconds, one per step after the first
+  double noise_amplification = 1.0;
+  double p50 = 0, p99 = 0, max = 0;  // seconds, over every rank's every step after the first
+};
+std::optional<JitterSummary> jitter_summary(const RunOutcome& outcome);
+
 // "0x" followed by 16 hex digits.
 std::string checksum_text(std::uint64_t checksum);
 
