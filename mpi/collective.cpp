@@ -37,6 +37,16 @@ std::string broadcast_string(MPI_Comm comm, const std::string& value, int root) 
   return out;
 }
 
+NodeRank rank_on_node(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  NodeRank r;
+  MPI_Comm_rank(node, &r.rank);
+  MPI_Comm_size(node, &r.size);
+  MPI_Comm_free(&node);
+  return r;
+}
+
 std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine, int root) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);

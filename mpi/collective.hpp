@@ -57,6 +57,13 @@ auto collectively(MPI_Comm comm, Fn&& fn) -> decltype(fn()) {
 // Gathers one string from every rank; on root the result holds them in rank order, elsewhere it is empty.
 std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine, int root);
 
+// This rank's number among the ranks sharing its node, and how many share it (MPI_Comm_split_type).
+struct NodeRank {
+  int rank = 0;
+  int size = 1;
+};
+NodeRank rank_on_node(MPI_Comm comm);
+
 // Broadcasts a string from root.
 std::string broadcast_string(MPI_Comm comm, const std::string& value, int root);
 

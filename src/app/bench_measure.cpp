@@ -12,6 +12,7 @@
 #include "mpi/collective.hpp"
 #include "probe/stream.hpp"
 #include "runtime/machine_info.hpp"
+#include "runtime/statistics.hpp"
 #include "stencil/kernel.hpp"
 
 namespace wave3d::app {
@@ -19,10 +20,8 @@ namespace {
 
 Spread spread_of(std::vector<double> values) {
   if (values.empty()) throw std::logic_error("bench: no repetitions to summarise");
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  const double median = n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-  return {values.front(), median, values.back()};
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  return {*lo, median_of(values), *hi};
 }
 
 // MPoints/s of each timed repetition: the slowest rank's time for the repetition's steps.

@@ -27,20 +27,6 @@ Layout layout_of(PlacementLayout layout) {
   throw std::logic_error("layout_of: no layout");
 }
 
-struct NodeRank {
-  int rank = 0, size = 1;
-};
-
-NodeRank rank_on_node(MPI_Comm comm) {
-  MPI_Comm node = MPI_COMM_NULL;
-  mpi::check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
-  NodeRank r;
-  MPI_Comm_rank(node, &r.rank);
-  MPI_Comm_size(node, &r.size);
-  MPI_Comm_free(&node);
-  return r;
-}
-
 void choose_high_bandwidth_memory(RunConfig& config, AppliedPlacement& applied) {
   const HwlocTopology topology;
   const BandwidthNodeChoice choice = highest_bandwidth_node(topology.get(), process_cpuset(topology.get()).get());
@@ -64,7 +50,7 @@ AppliedPlacement apply_placement(RunConfig& config, MPI_Comm comm) {
   if (config.placement.high_bandwidth_memory) mpi::collectively(comm, [&] { choose_high_bandwidth_memory(config, applied); });
   if (config.placement.layout == PlacementLayout::none) return applied;
 
-  const NodeRank node = rank_on_node(comm);
+  const mpi::NodeRank node = mpi::rank_on_node(comm);
   PlacementPlan plan;
   mpi::collectively(comm, [&] {
     const Topology topology = Topology::load_this_system();

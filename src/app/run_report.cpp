@@ -11,6 +11,7 @@
 #include "config/enum_names.hpp"
 #include "output/runtime_json.hpp"
 #include "runtime/byte_size.hpp"
+#include "runtime/statistics.hpp"
 #include "stencil/coefficients.hpp"
 
 namespace wave3d::app {
@@ -64,10 +65,8 @@ std::vector<PhaseSpread> phase_spreads(const RunOutcome& o) {
       if (summary.count > 0) means.push_back(summary.mean);
     }
     if (means.empty()) continue;
-    std::sort(means.begin(), means.end());
-    const std::size_t n = means.size();
-    spreads.push_back({o.step_times.front().phases()[p], means.front(),
-                       n % 2 ? means[n / 2] : 0.5 * (means[n / 2 - 1] + means[n / 2]), means.back()});
+    const auto [lo, hi] = std::minmax_element(means.begin(), means.end());
+    spreads.push_back({o.step_times.front().phases()[p], *lo, median_of(means), *hi});
   }
   return spreads;
 }
@@ -93,12 +92,6 @@ HaloShare halo_share(const RunConfig& c, const RunOutcome& o) {
 }
 
 namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Nearest-rank percentile of sorted values.
 double percentile_of_sorted(const std::vector<double>& sorted, double p) {

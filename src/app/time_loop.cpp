@@ -38,15 +38,6 @@ int comm_size(MPI_Comm comm) {
   return s;
 }
 
-// Ranks sharing this rank's node (the memory they compete for).
-int ranks_on_this_node(MPI_Comm comm) {
-  MPI_Comm node = MPI_COMM_NULL;
-  mpi::check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
-  const int n = comm_size(node);
-  MPI_Comm_free(&node);
-  return n;
-}
-
 void fail_if_asked(const RunConfig& config, int rank, int step) {
   if (config.debug.fail_rank == rank && config.debug.fail_step == step)
     throw std::runtime_error("injected failure on rank " + std::to_string(rank) + " at step " + std::to_string(step) +
@@ -59,7 +50,7 @@ mpi::Decomposition decompose_grid(const RunConfig& config, MPI_Comm comm, std::s
   const mpi::Dims3 requested{static_cast<int>(p[0]), static_cast<int>(p[1]), static_cast<int>(p[2])};
   const mpi::Decomposition d = mpi::decompose(config.grid.n, comm_size(comm), requested, config.grid.radius);
   if (const auto available = available_memory_bytes())
-    mpi::check_fits_in_memory(d, config.grid.radius, value_bytes, ranks_on_this_node(comm), *available);
+    mpi::check_fits_in_memory(d, config.grid.radius, value_bytes, mpi::rank_on_node(comm).size, *available);
   return d;
 }
 
