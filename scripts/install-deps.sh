@@ -12,6 +12,7 @@ packages=(
   libpapi-dev papi-tools
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev
+  python3-numpy python3-matplotlib python3-h5py
 )
 
 missing=()

@@ -7,8 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "app/advise_command.hpp"
 #include "app/bench_command.hpp"
 #include "app/command.hpp"
+#include "app/iobench_command.hpp"
+#include "app/noise_command.hpp"
 #include "app/plan_command.hpp"
 #include "app/run_command.hpp"
 #include "app/stream_command.hpp"
@@ -27,8 +30,10 @@ int main(int argc, char** argv) {
   CLI::App cli{"wave3d: hybrid MPI+OpenMP acoustic wave stencil mini-app", "wave3d"};
   cli.set_version_flag("--version", std::string("wave3d ") + build_info::version);
   cli.require_subcommand(1);
-  const std::vector<app::Command> commands = {app::add_run_command(cli), app::add_bench_command(cli),
-                                               app::add_stream_command(cli), app::add_plan_command(cli)};
+  const std::vector<app::Command> commands = {
+      app::add_run_command(cli),    app::add_bench_command(cli), app::add_stream_command(cli),
+      app::add_plan_command(cli),   app::add_advise_command(cli), app::add_noise_command(cli),
+      app::add_iobench_command(cli)};
 
   try {
     cli.parse(argc, argv);
