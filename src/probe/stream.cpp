@@ -214,6 +214,9 @@ StreamResult run_stream(const StreamOptions& options) {
 
   // Fresh arrays every run: the placement must be the one this run's threads and policy produce.
   const Arrays arrays(options.elements);
+  if (options.before_first_touch)
+    for (const AlignedBuffer* buffer : {&arrays.buf_a, &arrays.buf_b, &arrays.buf_c})
+      options.before_first_touch(buffer->data(), buffer->bytes());
   initialise(arrays, options.policy, options.threads);
 
   std::array<std::vector<double>, 4> seconds;

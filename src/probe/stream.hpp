@@ -35,6 +35,9 @@ struct StreamOptions {
   int threads = 1;           // given to each parallel region with num_threads
   InitPolicy policy = InitPolicy::first_touch;
   int repetitions = 10;  // the first is a warm-up and is dropped, so at least 2 (at most 10000)
+  // If set, called on each array after it is allocated and before it is first written, e.g. to bind its
+  // pages to a NUMA node.
+  std::function<void(void* data, std::size_t bytes)> before_first_touch{};
 };
 
 struct KernelBandwidth {
