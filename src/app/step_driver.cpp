@@ -40,9 +40,11 @@ StepPhaseTimes StepDriver<T>::bulk_step() {
   StepPhaseTimes t;
   halo_.exchange(solver_.halo_field());
   record_halo_times(t);
+  region_done(counters::Region::halo);
   const double c0 = omp_get_wtime();
   solver_.compute(solver_.update_region());
   t.interior = omp_get_wtime() - c0;
+  region_done(counters::Region::compute);
   return t;
 }
 
@@ -50,6 +52,7 @@ template <typename T>
 StepPhaseTimes StepDriver<T>::overlap_step() {
   StepPhaseTimes t;
   halo_.start(solver_.halo_field());
+  region_done(counters::Region::halo);
   posted_at_ = omp_get_wtime();
 
   const std::function<void()>* hook = nullptr;
@@ -64,13 +67,16 @@ StepPhaseTimes StepDriver<T>::overlap_step() {
   t.interior = omp_get_wtime() - posted_at_;
   if (parallel_.progress == ProgressEngine::thread) t.messages_done_after = progress_thread_->stop();
   if (parallel_.progress == ProgressEngine::poll) t.messages_done_after = polled_done_after_;
+  region_done(counters::Region::compute);
 
   halo_.finish(solver_.halo_field());
   record_halo_times(t);
+  region_done(counters::Region::halo);
 
   const double s0 = omp_get_wtime();
   for (const Box& shell : solver_.shell_regions()) solver_.compute(shell);
   t.shell = omp_get_wtime() - s0;
+  region_done(counters::Region::compute);
   return t;
 }
 

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "config/run_config.hpp"
+#include "counters/region_counters.hpp"
 #include "mpi/halo_exchange.hpp"
 #include "mpi/progress_thread.hpp"
 #include "solver/wave_solver.hpp"
@@ -32,10 +33,17 @@ class StepDriver {
 
   StepPhaseTimes step();
 
+  // Event counters read at the boundaries of the compute and halo regions of each step (outside the
+  // timed phases); null = none. The caller opens and closes the step region around step().
+  void count_regions_with(counters::RegionCounters* regions) { regions_ = regions; }
+
  private:
   StepPhaseTimes bulk_step();
   StepPhaseTimes overlap_step();
   void record_halo_times(StepPhaseTimes& t) const;  // the exchange's pack, wait and unpack
+  void region_done(counters::Region region) {
+    if (regions_ != nullptr) regions_->end_of(region);
+  }
 
   ParallelSettings parallel_;
   WaveSolver<T>& solver_;
@@ -45,6 +53,7 @@ class StepDriver {
   bool messages_done_ = false;   // poll mode: thread 0 saw test() return true
   double posted_at_ = 0;
   std::optional<double> polled_done_after_;
+  counters::RegionCounters* regions_ = nullptr;
 };
 
 extern template class StepDriver<float>;
