@@ -28,31 +28,18 @@ struct BenchOptions {
   int steps = 10;
   int repetitions = 5;
   int fma_units = 2;
-  std::vector<std::int64_t> blocking{0, 64, 16};
+  std::vector<std::int64_t> blocking{bench_default_blocking.begin(), bench_default_blocking.end()};
   std::string halo = "overlap";
   std::string progress = "poll";
   bool no_bind = false;
   std::string json;
 };
 
-// The smallest multiple of 16 whose three single-precision fields are at least 8x the cache.
-std::int64_t default_grid_edge(std::uint64_t llc_bytes) {
-  std::int64_t n = 16;
-  while (3.0 * 4.0 * std::pow(static_cast<double>(n), 3) < 8.0 * static_cast<double>(llc_bytes)) n += 16;
-  return n;
-}
-
 RunConfig stencil_config(const BenchOptions& o, std::int64_t n) {
-  RunConfig c;
-  c.grid = Grid{{n, n, n}, 10.0, Boundary::zero, 8};
-  c.precision = Precision::single;
-  c.physics = Physics{1500.0, 0.001};
-  c.blocking = Blocking{{o.blocking[0], o.blocking[1], o.blocking[2]}};
-  c.initial.kind = InitialKind::seed_cube;
+  RunConfig c = bench_stencil_config(n, {o.blocking[0], o.blocking[1], o.blocking[2]});
   c.parallel.halo = *enum_from_name<HaloMode>(o.halo);
   c.parallel.progress = c.parallel.halo == HaloMode::overlap ? *enum_from_name<ProgressEngine>(o.progress)
                                                              : ProgressEngine::none;
-  c.memory = MemoryPlacement{MemoryPolicy::first_touch, -1};
   return c;
 }
 

@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "app/placement_setup.hpp"
 #include "app/run_report.hpp"
 #include "app/time_loop.hpp"
+#include "field/memory_placement.hpp"
 #include "mpi/collective.hpp"
 #include "probe/stream.hpp"
+#include "runtime/bind_threads.hpp"
 #include "runtime/machine_info.hpp"
 #include "runtime/statistics.hpp"
 #include "stencil/kernel.hpp"
@@ -41,7 +44,28 @@ std::vector<double> repetition_rates(const RunOutcome& outcome, const BenchSetti
   return rates;
 }
 
+void add_notice(std::vector<std::string>& notices, const std::string& notice) {
+  if (std::find(notices.begin(), notices.end(), notice) == notices.end()) notices.push_back(notice);
+}
+
 }  // namespace
+
+RunConfig bench_stencil_config(std::int64_t edge, const std::array<std::int64_t, 3>& blocking) {
+  RunConfig c;
+  c.grid = Grid{{edge, edge, edge}, 10.0, Boundary::zero, 8};
+  c.precision = Precision::single;
+  c.physics = Physics{1500.0, 0.001};
+  c.blocking = Blocking{{blocking[0], blocking[1], blocking[2]}};
+  c.initial.kind = InitialKind::seed_cube;
+  c.memory = MemoryPlacement{MemoryPolicy::first_touch, -1};
+  return c;
+}
+
+std::int64_t default_grid_edge(std::uint64_t llc_bytes) {
+  std::int64_t n = 16;
+  while (3.0 * 4.0 * std::pow(static_cast<double>(n), 3) < 8.0 * static_cast<double>(llc_bytes)) n += 16;
+  return n;
+}
 
 std::optional<double> peak_gflops(int cores, int bytes_per_value, int fma_units) {
   const MachineInfo machine = collect_machine_info();
@@ -55,7 +79,13 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   MPI_Comm_size(comm, &ranks);
   MPI_Comm_rank(comm, &rank);
   omp_set_num_threads(threads);
-  if (s.bind) {
+  if (!s.thread_pus.empty()) {
+    if (s.thread_pus.size() < static_cast<std::size_t>(threads))
+      throw std::logic_error("bench: " + std::to_string(threads) + " threads but CPUs for only " +
+                             std::to_string(s.thread_pus.size()));
+    const std::vector<std::vector<int>> pus(s.thread_pus.begin(), s.thread_pus.begin() + threads);
+    mpi::collectively(comm, [&] { bind_openmp_threads(HwlocTopology(), pus); });
+  } else if (s.bind) {
     RunConfig placed = s.stencil;
     placed.threads = threads;
     placed.placement.layout = ranks > 1 ? PlacementLayout::rank_per_core : PlacementLayout::rank_per_node;
@@ -70,6 +100,12 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   // the sum over the ranks of the median rates.
   StreamOptions stream{s.stream_elements / static_cast<std::size_t>(ranks), threads, InitPolicy::first_touch,
                        s.stream_repetitions};
+  std::optional<HwlocTopology> hwloc;
+  if (s.stencil.memory.policy == MemoryPolicy::node || s.stencil.memory.policy == MemoryPolicy::interleave)
+    stream.before_first_touch = [&](void* data, std::size_t bytes) {
+      if (!hwloc) hwloc.emplace();
+      if (auto notice = place_memory(data, bytes, s.stencil.memory, *hwloc)) add_notice(c.placement_notices, *notice);
+    };
   StreamResult triad_result;
   mpi::collectively(comm, [&] {
     triad_result = run_stream(stream);
@@ -95,6 +131,7 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   if (const auto peak = peak_gflops(ranks * threads, value_bytes, s.fma_units))
     c.compute_bound_mpoints = *peak * 1e3 / outcome.flops_per_point;
   c.field_bytes = outcome.field_bytes;
+  for (const std::string& notice : outcome.placement_notices) add_notice(c.placement_notices, notice);
   c.process_grid = outcome.process_grid;
   if (ranks > 1 && rank == 0) c.halo_exposed_fraction = halo_share(config, outcome).exposed_fraction;
   if (outcome.peak_rss && outcome.rss_before_fields && outcome.field_bytes > 0)

@@ -4,7 +4,9 @@
 #include <mpi.h>
 
 #include <array>
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "config/run_config.hpp"
@@ -21,7 +23,20 @@ struct BenchSettings {
   // Bind threads for each case (one rank: its threads on the first cores; several: one core each),
   // so the comparison does not depend on where the OS scheduler happens to put them.
   bool bind = true;
+  // When not empty, thread t of every case binds to the CPUs (OS indices) thread_pus[t] instead of the
+  // placement `bind` chooses, e.g. to measure on the cores of one NUMA node; needs an entry per thread.
+  std::vector<std::vector<int>> thread_pus;
 };
+
+// The cache blocks (x, y, z; 0 = whole axis) the bench runs the stencil with.
+inline constexpr std::array<std::int64_t, 3> bench_default_blocking{0, 64, 16};
+
+// The stencil the bench measures, on an edge^3 grid: R = 8 in single precision from a seed cube with
+// zero boundaries (ISO3DFD's case), fields first-touched. Halo mode and progress are the caller's.
+RunConfig bench_stencil_config(std::int64_t edge, const std::array<std::int64_t, 3>& blocking);
+
+// The smallest multiple of 16 whose three single-precision fields are at least 8x `llc_bytes`.
+std::int64_t default_grid_edge(std::uint64_t llc_bytes);
 
 struct Spread {
   double min = 0, median = 0, max = 0;
@@ -41,12 +56,16 @@ struct BenchCase {
   // Halo exchange cost (pack + wait + unpack over the step, median rank); nullopt on one rank.
   std::optional<double> halo_exposed_fraction;
   std::array<int, 3> process_grid{1, 1, 1};
+  // Why pages could not be placed as the stencil's memory policy asks (e.g. memory binding not
+  // permitted here), for the triad's arrays and the fields alike; empty when all went as asked.
+  std::vector<std::string> placement_notices;
 
   double fraction_of_bandwidth_bound() const { return stencil_mpoints.median / bandwidth_bound_mpoints; }
 };
 
 // Runs the triad and the stencil with `threads` OpenMP threads on the ranks of comm (all of comm
-// takes part; the stencil grid is decomposed over them). Collective over comm.
+// takes part; the stencil grid is decomposed over them). The triad's arrays get the stencil's memory
+// policy (settings.stencil.memory) when it binds pages (node, interleave). Collective over comm.
 BenchCase measure_case(const BenchSettings& settings, int threads, MPI_Comm comm);
 
 // Peak single-precision-equivalent flops of `cores` cores from the clock and the compiled vector

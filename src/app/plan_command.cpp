@@ -1,10 +1,12 @@
 #include "app/plan_command.hpp"
 
+#include "app/placement_cli.hpp"
 #include "app/root_only.hpp"
 
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -12,7 +14,6 @@
 #include <vector>
 
 #include "topology/launcher_lines.hpp"
-#include "topology/machines.hpp"
 #include "topology/placement_plan.hpp"
 #include "topology/plan_report.hpp"
 #include "topology/topology.hpp"
@@ -22,9 +23,7 @@ namespace wave3d::app {
 namespace {
 
 struct PlanCommandOptions {
-  std::string machine;    // a built-in machine name
-  std::string synthetic;  // an hwloc synthetic description
-  std::string xml;        // an hwloc XML file
+  TopologyChoice topology;
   std::string layout = "rank-per-socket";
   int ranks_per_node = 0;
   int threads = 0;
@@ -32,14 +31,8 @@ struct PlanCommandOptions {
   bool progress_thread = false;
   bool smt = false;
   int nodes = 1;
+  std::string print_argv;  // "srun" or "mpirun": print only that launcher's words, for job scripts
 };
-
-Topology load_topology(const PlanCommandOptions& opt) {
-  if (!opt.machine.empty()) return load_builtin_machine(opt.machine);
-  if (!opt.synthetic.empty()) return Topology::from_synthetic(opt.synthetic);
-  if (!opt.xml.empty()) return Topology::from_xml_file(opt.xml);
-  return Topology::load_this_system();
-}
 
 PlacementRequest make_request(const PlanCommandOptions& opt) {
   PlacementRequest req;
@@ -53,19 +46,31 @@ PlacementRequest make_request(const PlanCommandOptions& opt) {
 }
 
 void print_plan(const PlanCommandOptions& opt) {
-  const Topology topo = load_topology(opt);
+  const Topology topo = load_topology(opt.topology);
   const PlacementPlan plan = make_placement_plan(topo, make_request(opt));
   const LauncherLines lines = make_launcher_lines(plan, LauncherOptions{.nodes = opt.nodes, .program = "wave3d run"});
 
   fmt::print("wave3d plan: {}: {}\n", topo.source, topo.summary());
   if (!topo.is_this_system) fmt::print("(not the running system's own topology: a plan to read, not to bind with)\n");
   fmt::print("\n{}\n{}\n", describe_plan(plan), render_node_map(topo, plan));
-  fmt::print("Open MPI 4.1, {} node{}:\n  {}\n", opt.nodes, opt.nodes == 1 ? "" : "s", lines.mpirun);
-  fmt::print("Slurm, {} node{}:\n  {}\n", opt.nodes, opt.nodes == 1 ? "" : "s", lines.srun);
-  if (!lines.notes.empty()) {
-    fmt::print("notes:\n");
-    for (const std::string& note : lines.notes) fmt::print("  - {}\n", note);
+  fmt::print("{}", format_launcher_lines(lines, opt.nodes));
+}
+
+// The launcher's words up to the program, each followed by a NUL byte, so that a job script can read them
+// into an array (bash: mapfile -d '') and append its own program and arguments without any word
+// splitting or quoting. The lines are made of numbers, fixed option names and CPU masks, never blanks,
+// so splitting them at blanks gives back exactly the words they were built from.
+void print_launcher_argv(const PlanCommandOptions& opt) {
+  const PlacementPlan plan = make_placement_plan(load_topology(opt.topology), make_request(opt));
+  const LauncherLines lines = make_launcher_lines(plan, LauncherOptions{.nodes = opt.nodes, .program = ""});
+  const std::string& line = opt.print_argv == "srun" ? lines.srun : lines.mpirun;
+  std::string words;
+  for (std::size_t begin = 0; begin < line.size();) {
+    const std::size_t end = std::min(line.find(' ', begin), line.size());
+    if (end > begin) words.append(line, begin, end - begin).push_back('\0');
+    begin = end + 1;
   }
+  std::fwrite(words.data(), 1, words.size(), stdout);
 }
 
 CLI::Validator reserve_validator() {
@@ -87,20 +92,10 @@ Command add_plan_command(CLI::App& parent) {
   auto opt = std::make_shared<PlanCommandOptions>();
   CLI::App* cli = parent.add_subcommand("plan", "Show where ranks and threads would go on a node, and the mpirun "
                                                 "and srun lines that place them (runs nothing)");
-  std::vector<std::string> machine_names;
-  for (const BuiltinMachine& m : builtin_machines()) machine_names.emplace_back(m.name);
   std::vector<std::string> layout_names;
   for (Layout l : all_layouts) layout_names.emplace_back(to_string(l));
 
-  auto* machine = cli->add_option("--machine", opt->machine, "A built-in test machine (default: this machine)")
-                      ->check(CLI::IsMember(machine_names));
-  auto* synthetic = cli->add_option("--synthetic", opt->synthetic,
-                                    "An hwloc synthetic topology, e.g. \"pack:2 numa:1 l3:1 core:22 pu:1\"")
-                        ->excludes(machine);
-  cli->add_option("--xml", opt->xml, "An hwloc XML topology file (lstopo file.xml)")
-      ->check(CLI::ExistingFile)
-      ->excludes(machine)
-      ->excludes(synthetic);
+  add_topology_options(cli, opt->topology, "this machine");
   cli->add_option("--layout", opt->layout, "rank-per-node, rank-per-socket, rank-per-numa or rank-per-core")
       ->check(CLI::IsMember(layout_names))
       ->capture_default_str();
@@ -119,13 +114,20 @@ Command add_plan_command(CLI::App& parent) {
   cli->add_option("--nodes", opt->nodes, "Nodes of the job, for the launcher totals")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cli->add_option("--print-argv", opt->print_argv,
+                  "Print only the srun or mpirun line's words before the program, each ended by a NUL byte "
+                  "(for job scripts: mapfile -d '' launcher < <(wave3d plan ... --print-argv srun))")
+      ->check(CLI::IsMember({"srun", "mpirun"}));
 
   Command command;
   command.cli = cli;
   command.run = [opt](MPI_Comm comm, const std::vector<std::string>&) {
     // A PlacementError already says why and what would fit; load errors name their input.
     return run_on_root(comm, "plan", [&] {
-      print_plan(*opt);
+      if (opt->print_argv.empty())
+        print_plan(*opt);
+      else
+        print_launcher_argv(*opt);
       return 0;
     });
   };

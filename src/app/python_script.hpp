@@ -1,0 +1,20 @@
+#pragma once
+// Running one of the project's Python tools (results/tools) from a command, with the interpreter CMake
+// found, e.g. to draw a plot. A tool that cannot run is reported, never fatal to the caller.
+#include <string>
+#include <vector>
+
+namespace wave3d::app {
+
+struct ScriptOutcome {
+  bool ok = false;
+  std::string output;   // what the script printed (stdout and stderr together)
+  std::string failure;  // why it did not succeed, in one line; empty when ok
+};
+
+// Runs `interpreter script args...` and waits for it. Never throws for a missing interpreter or script,
+// a script that fails, or one killed by a signal: the outcome says which.
+ScriptOutcome run_python_script(const std::string& interpreter, const std::string& script,
+                                const std::vector<std::string>& args);
+
+}  // namespace wave3d::app
