@@ -63,6 +63,12 @@ void WaveSolver<T>::step(const HaloUpdate& update_halo) {
 }
 
 template <typename T>
+void WaveSolver<T>::restore(int steps_done, const std::function<void(Field<T>& current, Field<T>& previous)>& load) {
+  load(prev_, next_);
+  steps_done_ = steps_done;
+}
+
+template <typename T>
 std::vector<PageHistogram> WaveSolver<T>::page_histograms() const {
   return {locate_field_pages(prev_), locate_field_pages(next_), locate_field_pages(vel_)};
 }

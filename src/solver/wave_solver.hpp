@@ -46,6 +46,11 @@ class WaveSolver {
   // All of it at once: halo update of prev, kernel on the update region, advance().
   void step(const HaloUpdate& update_halo);
 
+  // Continuing from a checkpoint: `load` overwrites (at least the owned points of) the current and
+  // the previous time level, and the solver carries on from time level `steps_done`. The halo of the
+  // current level is refreshed by the next step's halo update, as always.
+  void restore(int steps_done, const std::function<void(Field<T>& current, Field<T>& previous)>& load);
+
   int steps_done() const { return steps_done_; }
   const Field<T>& current() const { return prev_; }  // u at time level steps_done()
   const Field<T>& previous() const { return next_; }  // u at time level steps_done() - 1

@@ -1,0 +1,23 @@
+#pragma once
+// Files published only when complete. A writer creates "<final>.tmp", fills and closes it, and then
+// one process renames it over the final name, so a reader (or a restart after a job was killed
+// mid-write) finds either the previous complete file or the new complete one, never a partial file
+// under a final name. No MPI here: the writer makes sure every rank has closed the file first.
+#include <filesystem>
+
+namespace wave3d::io {
+
+// "<final>.tmp" in the same directory (a rename within one file system is atomic).
+std::filesystem::path temporary_path(const std::filesystem::path& final_path);
+
+// Whether a published file must also survive a crash of the operating system (checkpoints), or only
+// of the job (snapshots: the kernel already holds a killed job's completed writes).
+enum class Durability { job_crash, system_crash };
+
+// Renames `temporary` to `final_path` (replacing any file there). With Durability::system_crash the
+// file is flushed to storage first and the directory after, so the rename survives a power cut too.
+// Throws std::runtime_error naming the path and the system error.
+void publish_file(const std::filesystem::path& temporary, const std::filesystem::path& final_path,
+                  Durability durability = Durability::system_crash);
+
+}  // namespace wave3d::io

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Restart is bitwise: a run continued from a checkpoint ends with the field of the uninterrupted run.
+
+A: the run, uninterrupted, on --ranks ranks. B: the same with a checkpoint every --every steps (the
+field must not change). C: continued from B's checkpoint at --restart-step on --restart-ranks ranks
+and --restart-process-grid. D: the same, restart.from naming a directory (its newest checkpoint).
+The checksums in run.json of A, B, C and D must be equal; C's run.json says where it continued from,
+and its metrics and steps.csv cover the steps it ran.
+"""
+import csv
+import shutil
+import sys
+
+import h5py
+
+from io_check_support import Failures, arguments, fresh_directory, run_ok, text_attribute, wave3d_command
+
+
+def main():
+    ap = arguments(__doc__)
+    ap.add_argument("--ranks", type=int, required=True)
+    ap.add_argument("--process-grid")
+    ap.add_argument("--restart-ranks", type=int, required=True)
+    ap.add_argument("--restart-process-grid")
+    ap.add_argument("--set", action="append", default=[], help="more settings for every run")
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--every", type=int, default=5)
+    ap.add_argument("--restart-step", type=int, default=10)
+    a = ap.parse_args()
+    fresh_directory(a.results_dir)
+    failures = Failures()
+    settings = ["grid.n=32,24,20", "stencil.radius=4", f"run.steps={a.steps}"] + a.set
+    checkpoints = a.results_dir / "checkpoints"
+    with_checkpoints = settings + [f"checkpoint.every={a.every}", "checkpoint.keep=100",
+                                   f"checkpoint.directory={checkpoints}"]
+    start = checkpoints / f"checkpoint_{a.restart_step:06d}.h5"
+    only_start = a.results_dir / "only_start"
+
+    A = run_ok(wave3d_command(a, a.ranks, settings, "A", a.process_grid), failures)
+    B = run_ok(wave3d_command(a, a.ranks, with_checkpoints, "B", a.process_grid), failures)
+    if A is None or B is None:
+        return failures.finish()
+    written = sorted(p.name for p in checkpoints.glob("checkpoint_*"))
+    expected = [f"checkpoint_{s:06d}.h5" for s in range(a.every, a.steps + 1, a.every)]
+    failures.check(written == expected, f"checkpoints written: {written}, expected {expected}")
+    with h5py.File(start, "r") as f:
+        failures.check(text_attribute(f.attrs["format"]) == "wave3d-checkpoint", f"{start}: format")
+        failures.check(int(f.attrs["step"]) == a.restart_step, f"{start}: step {f.attrs['step']}")
+        failures.check(int(f["current"].attrs["time_level"]) == a.restart_step and
+                       int(f["previous"].attrs["time_level"]) == a.restart_step - 1, f"{start}: time levels")
+    fresh_directory(only_start)
+    shutil.copy(checkpoints / f"checkpoint_{a.every:06d}.h5", only_start)
+    shutil.copy(start, only_start)
+
+    C = run_ok(wave3d_command(a, a.restart_ranks, settings + [f"restart.from={start}"], "C", a.restart_process_grid),
+               failures)
+    D = run_ok(wave3d_command(a, a.restart_ranks, settings + [f"restart.from={only_start}"], "D",
+                              a.restart_process_grid), failures)
+    if C is None or D is None:
+        return failures.finish()
+    print(C["_stdout"])
+    for name, doc in (("B (checkpoints written)", B), ("C (restarted)", C), ("D (restarted from a directory)", D)):
+        print(f"checksum {name}: {doc['checksum']}, A: {A['checksum']}")
+        failures.check(doc["checksum"] == A["checksum"], f"{name}: checksum {doc['checksum']} != A's {A['checksum']}")
+        failures.check(doc["verification"]["status"] == A["verification"]["status"],
+                       f"{name}: {doc['verification']['status']}, A: {A['verification']['status']}")
+    failures.check(C["field_io"]["restarted_from"] == str(start), f"C: restarted_from {C['field_io']['restarted_from']}")
+    failures.check(D["field_io"]["restarted_from"] == str(only_start / start.name),
+                   f"D: restarted_from {D['field_io']['restarted_from']}")
+    run_steps = a.steps - a.restart_step
+    failures.check(C["field_io"]["first_step"] == a.restart_step and C["metrics"]["steps"] == run_steps,
+                   f"C: first_step {C['field_io']['first_step']}, metrics.steps {C['metrics']['steps']}")
+    failures.check(C["parallel"]["ranks"] == a.restart_ranks, f"C ran on {C['parallel']['ranks']} ranks")
+    if a.restart_process_grid:
+        failures.check(C["decomposition"]["process_grid"] == [int(v) for v in a.restart_process_grid.split(",")],
+                       f"C: process grid {C['decomposition']['process_grid']}")
+    with open(f"{C['_directory']}/steps.csv") as f:
+        rows = list(csv.DictReader(f))
+    failures.check(len(rows) == a.restart_ranks * run_steps, f"C: steps.csv has {len(rows)} rows")
+    return failures.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
