@@ -61,6 +61,17 @@ nlohmann::json collect_environment() {
   return filter_environment(entries);
 }
 
+nlohmann::json batch_job_provenance(const nlohmann::json& environment) {
+  // Slurm first: with its PBS compatibility (spank_pbs) a Slurm job carries PBS_JOBID too, and the Slurm
+  // id is the one squeue, sacct and the job's output file name know.
+  for (const auto& [scheduler, variable] : {std::pair{"slurm", "SLURM_JOB_ID"}, std::pair{"pbs", "PBS_JOBID"}}) {
+    const auto it = environment.find(variable);
+    if (it != environment.end() && it->is_string() && !it->get<std::string>().empty())
+      return {{"scheduler", scheduler}, {"job_id", *it}};
+  }
+  return nullptr;
+}
+
 std::string openmp_spec_version(long openmp_macro) {
   static constexpr std::array<std::pair<long, const char*>, 11> kSpecs = {{{199810, "1.0"},
                                                                            {200203, "2.0"},
@@ -111,6 +122,7 @@ nlohmann::json collect_provenance(const MpiFacts& mpi, const std::vector<std::st
   p["started_utc"] = iso8601_utc(started);
   p["command_line"] = command_line;
   p["environment"] = collect_environment();
+  p["batch_job"] = batch_job_provenance(p["environment"]);
   return p;
 }
 

@@ -18,7 +18,7 @@ struct MpiFacts {
 };
 
 // Everything below in one object: wave3d_version, git, build, openmp, mpi, hostname, machine,
-// started_utc, command_line and environment. Loads the hwloc topology (see collect_machine_info).
+// started_utc, command_line, environment and batch_job. Loads the hwloc topology (see collect_machine_info).
 nlohmann::json collect_provenance(const MpiFacts& mpi, const std::vector<std::string>& command_line,
                                   std::chrono::system_clock::time_point started);
 
@@ -40,5 +40,10 @@ bool is_recorded_environment_variable(std::string_view name);
 nlohmann::json filter_environment(const std::vector<std::string>& entries);
 // filter_environment applied to this process's environment.
 nlohmann::json collect_environment();
+
+// The batch job a run belongs to, from a recorded environment (see filter_environment):
+// {"scheduler": "slurm", "job_id": SLURM_JOB_ID}, else {"scheduler": "pbs", "job_id": PBS_JOBID}, else
+// null (not run under a batch scheduler).
+nlohmann::json batch_job_provenance(const nlohmann::json& environment);
 
 }  // namespace wave3d

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Core specialisation on the private test cluster started with --core-spec N (CoreSpecCount=N).
+
+  check_core_spec.py --cluster DIR --root SRC --wave3d BIN --noise BIN --work DIR --core-spec N [--timeout S]
+
+Checked (the test fails otherwise):
+- the node reports CoreSpecCount=N and the specialised CPUs;
+- a whole-node job step (sbatch --exclusive, srun --cpu-bind=cores) may run only on the remaining CPUs;
+- the `single` study with placement.reserve = "per-node:N" (the cores --core-spec sets aside) runs
+  wave3d on the remaining cores only: every OpenMP thread's affinity in run.json avoids them.
+Reported, not failed: what this cluster cannot enforce without cgroups (TaskPlugin=task/affinity binds
+with sched_setaffinity, so a process may widen its own CPU mask; only task/cgroup with ConstrainCores=yes
+and a cpuset cgroup stops that), and whether slurmd itself was moved onto the specialised CPUs.
+"""
+import argparse
+import json
+import re
+import shlex
+import shutil
+import sys
+import tomllib
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from slurm_job import (TestFailure, cluster_environment, expect, job_exit_code, main_guard, run,  # noqa: E402
+                       show_file, wait_for_job, write_toml)
+
+
+def parse_cpu_list(text):
+    """ "0-2,5" -> {0, 1, 2, 5}"""
+    cpus = set()
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        first, _, last = part.partition("-")
+        cpus.update(range(int(first), int(last or first) + 1))
+    return cpus
+
+
+def node_facts(env):
+    line = run(["scontrol", "show", "node", "--oneliner"], env).stdout
+    facts = dict(re.findall(r"(\w+)=(\S*)", line))
+    return facts
+
+
+def specialised_machine_cpus(cluster, facts):
+    """slurmd logs the OS CPU numbers it set aside; scontrol shows Slurm's abstract ones."""
+    log = Path(cluster) / "log" / "slurmd.log"
+    matches = re.findall(r"Reserved machine CPU IDs: (\S+)", log.read_text()) if log.is_file() else []
+    return parse_cpu_list(matches[-1] if matches else facts.get("CPUSpecList", ""))
+
+
+def last_json_line(path):
+    for line in reversed(Path(path).read_text().splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    raise TestFailure(f"no JSON line in {path}")
+
+
+def check(args):
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(work / "results", ignore_errors=True)  # a restarted test cluster counts job ids from 1 again
+    env = cluster_environment(args.cluster, {"WAVE3D_BIN": args.wave3d, "WAVE3D_NOISE_BIN": args.noise,
+                                             "WAVE3D_RESULTS": str(work / "results")})
+    env.pop("WAVE3D_ROOT", None)
+
+    facts = node_facts(env)
+    expect(facts.get("CoreSpecCount") == str(args.core_spec), f"node CoreSpecCount={facts.get('CoreSpecCount')}")
+    all_cpus = set(range(int(facts["CPUTot"])))
+    spec = specialised_machine_cpus(args.cluster, facts)
+    remaining = all_cpus - spec
+    expect(len(spec) == args.core_spec and remaining, f"specialised CPUs {sorted(spec)}, remaining {sorted(remaining)}")
+
+    # 1. A whole-node job step: Slurm must keep it off the specialised CPUs.
+    probe = Path(__file__).resolve().parent / "core_spec_probe.py"
+    out = work / "probe.out"
+    out.unlink(missing_ok=True)
+    step = ["srun", "--ntasks=1", "--cpu-bind=cores", sys.executable, str(probe), ",".join(map(str, sorted(spec)))]
+    job_id = run(["sbatch", "--parsable", "--exclusive", f"--output={out}", f"--wrap={shlex.join(step)}"], env,
+                 cwd=work).stdout.strip().split(";")[0]
+    state = wait_for_job(job_id, env, args.timeout)
+    show_file(out, "probe job output")
+    expect(state == "COMPLETED" and job_exit_code(job_id, env) == "0:0", f"probe job {job_id} completed")
+    probe_result = last_json_line(out)
+    expect(set(probe_result["allowed"]) == remaining,
+           f"the job step ran on CPUs {probe_result['allowed']}, exactly the remaining ones {sorted(remaining)}")
+
+    # 2. The single study, reserving the cores --core-spec sets aside: wave3d stays on the remaining ones.
+    study = tomllib.loads((Path(args.root) / "configs/studies/single.toml").read_text())
+    study["study"]["description"] = "single on a node with CoreSpecCount"
+    study["run"]["set"] = ["grid.n=48,48,48", "run.steps=12"]
+    study["placement"].update({"layout": "rank-per-node", "reserve": f"per-node:{args.core_spec}"})
+    study_file = work / "single-core-spec.toml"
+    write_toml(study_file, study)
+    out = work / "single-core-spec.out"
+    out.unlink(missing_ok=True)
+    job_id = run(["sbatch", "--parsable", f"--output={out}", "jobscripts/slurm/single.sbatch", study_file], env,
+                 cwd=args.root).stdout.strip().split(";")[0]
+    state = wait_for_job(job_id, env, args.timeout)
+    show_file(out, "single study output")
+    expect(state == "COMPLETED" and job_exit_code(job_id, env) == "0:0", f"single study job {job_id} completed")
+    run_json = json.loads((work / "results" / "single" / job_id / "run" / "run.json").read_text())
+    expect(run_json["verification"]["status"] == "VERIFIED", "the run VERIFIED")
+    threads = [t for rank in run_json["binding"] for t in rank["binding"]["threads"]]
+    for t in threads:
+        affinity = t["affinity"]
+        cpus = set(affinity) if isinstance(affinity, list) else parse_cpu_list(str(affinity))
+        expect(cpus and cpus <= remaining and t["cpu"] in remaining,
+               f"thread {t['thread']} ran on CPU {t['cpu']}, allowed {sorted(cpus)}: remaining cores only")
+
+    # 3. What this cluster cannot enforce: say so instead of pretending.
+    widened = probe_result["widened_to"]
+    print("core specialisation, what is enforced here:")
+    print(f"  - allocation: jobs get only CPUs {sorted(remaining)} (select/cons_tres): enforced")
+    if isinstance(widened, list) and spec <= set(widened):
+        print(f"  - NOT ENFORCED: a job process widened its own CPU mask to {widened}, onto the specialised "
+              "CPUs; TaskPlugin=task/affinity binds with sched_setaffinity only. Confinement needs "
+              "TaskPlugin=task/cgroup with ConstrainCores=yes and a cpuset cgroup the container may write.")
+    else:
+        print(f"  - confinement: a job process could not leave its CPUs ({widened}): enforced")
+    slurmd_pid = (Path(args.cluster) / "slurmd.pid").read_text().split()[0]
+    status = Path(f"/proc/{slurmd_pid}/status").read_text()
+    slurmd_cpus = parse_cpu_list(re.search(r"Cpus_allowed_list:\s*(\S+)", status).group(1))
+    where = "on the specialised CPUs only" if slurmd_cpus <= spec else "not confined to the specialised CPUs"
+    print(f"  - slurmd runs on CPUs {sorted(slurmd_cpus)}: {where}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    for name in ("--cluster", "--root", "--wave3d", "--noise", "--work"):
+        parser.add_argument(name, required=True)
+    parser.add_argument("--core-spec", type=int, required=True)
+    parser.add_argument("--timeout", type=int, default=240)
+    args = parser.parse_args()
+    main_guard(lambda: check(args))
+
+
+if __name__ == "__main__":
+    main()

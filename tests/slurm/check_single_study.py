@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Submits the `single` study to the private test cluster and checks what the job left behind.
+
+  check_single_study.py --cluster DIR --root SRC --wave3d BIN --noise BIN --work DIR
+                        --submit sbatch|qsub [--variant plain|hostile] [--timeout S]
+
+sbatch runs jobscripts/slurm/single.sbatch (srun line, PMIx); qsub runs jobscripts/pbs/single.pbs through
+Slurm's PBS compatibility (slurm-wlm-torque's qsub, spank_pbs; mpirun line). Both submit from the
+repository root as a user would. `plain` submits configs/studies/single.toml as it is. `hostile` submits a
+copy with two ranks (rank-per-core), wave3d-noise on the node, and shell code in configuration strings,
+which must arrive as data: nothing may execute it.
+
+Checked: the job completes with exit code 0; <results>/single/<job id>/ holds study.toml, plan.txt,
+job.json (scheduler, job id, launcher words, exit status 0) and run/run.json whose provenance.batch_job
+names the job; the run verified itself on as many ranks as the launcher line started.
+"""
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from slurm_job import (TestFailure, cluster_environment, expect, job_exit_code, main_guard, option_value,  # noqa: E402
+                       run, show_file, wait_for_job, write_toml)
+
+# What Slurm's PBS compatibility does not give a PBS job script, so this test cannot cover it.
+PBS_NOT_COVERED = [
+    "#PBS -o/-e/-j directives (slurm-wlm-torque's qsub ignores them; the test passes -o and -j oe on qsub's "
+    "command line)",
+    "$PBS_NODEFILE (Slurm writes none; the script takes the node count from SLURM_JOB_NUM_NODES and mpirun "
+    "is not given --hostfile)",
+    "Open MPI's PBS launcher (tm): mpirun starts its daemons through Slurm inside this job",
+    "#PBS resource requests other than nodes/ppn/walltime, and PBS Pro's select/place syntax",
+]
+
+
+def hostile_study(source, path, canary):
+    """The single study with two ranks, the daemon on, and shell code where strings go."""
+    study = tomllib.loads(Path(source).read_text())
+    shell = f"$(touch {canary}) `touch {canary}`; touch {canary} '\"; touch {canary}; \\"
+    study["study"]["description"] = shell
+    study["run"]["set"] = ["grid.n=48,48,48", "run.steps=12", f"output.name={shell}"]
+    study["placement"]["layout"] = "rank-per-core"
+    study["daemon"].update({"enabled": True, "period": "100ms", "duration": "5ms", "mib": 8})
+    write_toml(path, study)
+
+
+def submit(args, env, study, out_file):
+    if args.submit == "sbatch":
+        done = run(["sbatch", "--parsable", f"--output={out_file}", "jobscripts/slurm/single.sbatch", study], env,
+                   cwd=args.root)
+        return done.stdout.strip().split(";")[0]
+    # Whole node: every CPU of the (single) node, as a PBS user asks with nodes=1:ppn=<cores>.
+    cpus = run(["sinfo", "--noheader", "--format=%c"], env).stdout.split()[0]
+    done = run(["qsub", "-o", out_file, "-j", "oe", "-l", f"nodes=1:ppn={cpus}", "-V", "-v",
+                f"WAVE3D_STUDY={study}", "jobscripts/pbs/single.pbs"], env, cwd=args.root)
+    job_id = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    if not job_id.isdigit():
+        raise TestFailure(f"qsub printed no job id: {done.stdout!r}")
+    return job_id
+
+
+def check(args):
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    results = work / "results"
+    shutil.rmtree(results, ignore_errors=True)  # a restarted test cluster counts job ids from 1 again
+    source_study = Path(args.root) / "configs/studies/single.toml"
+    canary = work / "PWNED"
+    canary.unlink(missing_ok=True)
+    if args.variant == "hostile":
+        study = work / "single-hostile.toml"
+        hostile_study(source_study, study, canary)
+    else:
+        study = source_study
+    env = cluster_environment(args.cluster, {"WAVE3D_BIN": args.wave3d, "WAVE3D_NOISE_BIN": args.noise,
+                                             "WAVE3D_RESULTS": str(results)})
+    env.pop("WAVE3D_ROOT", None)  # the scripts must find the repository from the submit directory
+    out_file = work / f"{args.submit}-{args.variant}.out"
+    out_file.unlink(missing_ok=True)
+
+    job_id = submit(args, env, study, out_file)
+    print(f"submitted {args.submit} job {job_id}", flush=True)
+    state = wait_for_job(job_id, env, args.timeout)
+    show_file(out_file, "job output")
+    expect(state == "COMPLETED", f"job {job_id} COMPLETED (state {state})")
+    code = job_exit_code(job_id, env)
+    expect(code == "0:0", f"job exit code 0:0 (got {code})")
+
+    study_dir = results / "single" / job_id
+    job = json.loads((study_dir / "job.json").read_text())
+    expect(job["job_id"] == job_id, f"job.json job_id {job['job_id']} is the scheduler's {job_id}")
+    expect(job["scheduler"] == ("slurm" if args.submit == "sbatch" else "pbs"), f"job.json scheduler {job['scheduler']}")
+    expect(job["exit_status"] == 0, f"job.json exit_status {job['exit_status']}")
+    launcher = job["launcher"]
+    expect(launcher[0] == ("srun" if args.submit == "sbatch" else "mpirun"), f"launcher {' '.join(launcher)}")
+    expect((study_dir / "study.toml").read_bytes() == Path(study).read_bytes(), "study.toml is the submitted study")
+    expect("Slurm" in (study_dir / "plan.txt").read_text(), "plan.txt holds wave3d plan's output")
+
+    run_json = json.loads((study_dir / "run" / "run.json").read_text())
+    batch_job = run_json["provenance"]["batch_job"]
+    expect(batch_job == {"scheduler": "slurm", "job_id": job_id},
+           f"run.json provenance.batch_job {batch_job} names the Slurm job")
+    if args.submit == "qsub":
+        pbs_id = run_json["provenance"]["environment"].get("PBS_JOBID")
+        expect(pbs_id == job_id, f"run.json records PBS_JOBID {pbs_id} (spank_pbs) for the PBS script")
+    expect(run_json["verification"]["status"] == "VERIFIED", "the run VERIFIED")
+    ranks = option_value(launcher, "--ntasks") or option_value(launcher, "-n")
+    world = run_json["provenance"]["mpi"]["world_size"]
+    expect(str(world) == ranks, f"the run had {world} rank(s), as the launcher line asked ({ranks})")
+
+    if args.variant == "hostile":
+        expect(not canary.exists(), f"no configuration string was executed ({canary} absent)")
+        expect(run_json["config"]["output"]["name"] == "run", "the study's output settings came last")
+        logs = sorted((study_dir / "daemon").glob("noise-*.tsv"))
+        expect(len(logs) == 1 and logs[0].read_text().strip(), f"the daemon logged bursts on the node: {logs}")
+        expect("daemon" in job and job["daemon"]["command"][0] == "srun", "job.json records the daemon's command")
+        leftovers = subprocess.run(["pgrep", "-f", str(study_dir / "daemon")], capture_output=True, text=True).stdout
+        expect(not leftovers.strip(), "no daemon left running after the job")
+    if args.submit == "qsub":
+        print("not covered by Slurm's PBS compatibility:")
+        for item in PBS_NOT_COVERED:
+            print(f"  - {item}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cluster", required=True)
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--wave3d", required=True)
+    parser.add_argument("--noise", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--submit", choices=["sbatch", "qsub"], required=True)
+    parser.add_argument("--variant", choices=["plain", "hostile"], default="plain")
+    parser.add_argument("--timeout", type=int, default=240)
+    args = parser.parse_args()
+    main_guard(lambda: check(args))
+
+
+if __name__ == "__main__":
+    main()
