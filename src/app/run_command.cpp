@@ -76,8 +76,10 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
   }
 
   // 4. The time loop, in the precision asked for.
-  const RunOutcome outcome = config.precision == Precision::single ? run_time_loop<float>(config, comm)
-                                                                   : run_time_loop<double>(config, comm);
+  //    Snapshots and checkpoints go to the run directory, stamped with this run's provenance.
+  const FieldIoContext field_io{run_dir, options.command_line, started};
+  const RunOutcome outcome = config.precision == Precision::single ? run_time_loop<float>(config, comm, field_io)
+                                                                   : run_time_loop<double>(config, comm, field_io);
 
   // 5. Results: summary on stdout, run.json and steps.csv written atomically by rank 0.
   mpi::collectively(comm, [&] {

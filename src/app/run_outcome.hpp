@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "app/field_io_record.hpp"
+#include "counters/job_counters.hpp"
 #include "field/page_locations.hpp"
 #include "runtime/step_times.hpp"
 
@@ -44,6 +46,8 @@ struct RunOutcome {
   std::size_t field_bytes = 0;
   std::optional<std::uint64_t> rss_before_fields;
   std::optional<std::uint64_t> peak_rss;
+  std::optional<counters::JobCounters> counters;  // per-region event counts and DRAM traffic (rank 0)
+  FieldIoRecord field_io;  // restart, snapshots and checkpoints (steps_done counts from field_io.first_step)
 
   double mpoints_per_second() const {
     return loop_seconds > 0 ? static_cast<double>(updated_points) * steps_done / loop_seconds / 1e6 : 0.0;

@@ -9,6 +9,7 @@
 
 #include "config/config_json.hpp"
 #include "config/enum_names.hpp"
+#include "counters/counters_text.hpp"
 #include "output/runtime_json.hpp"
 #include "runtime/byte_size.hpp"
 #include "runtime/statistics.hpp"
@@ -164,6 +165,8 @@ std::string format_summary(const RunConfig& c, const RunOutcome& o) {
   for (std::size_t i = 0; i < o.page_histograms.size() && i < 3; ++i)
     s += fmt::format("pages:       {} (rank 0): {}\n", kFieldNames[i], describe(o.page_histograms[i]));
   for (const std::string& notice : o.placement_notices) s += fmt::format("notice:      {}\n", notice);
+  if (o.counters) s += counters::format_counters_summary(*o.counters, o.effective_gbytes_per_second());
+  s += format_field_io(o.field_io);
   s += fmt::format("checksum:    {}   L2 norm {:.9g}\n", checksum_text(o.checksum), o.l2_norm);
   s += fmt::format("result:      {}   {}\n", status_word(o.verification.status), o.verification.detail);
   return s;
@@ -226,6 +229,8 @@ nlohmann::json run_document(const RunConfig& config, const RunContext& context, 
                      {"per_step_max_s", j->step_max},
                      {"per_step_median_s", j->step_median}};
   }
+  doc["field_io"] = field_io_json(o.field_io);
+  if (o.counters) doc["counters"] = counters::counters_json(*o.counters, o.effective_gbytes_per_second());
   doc["checksum"] = checksum_text(o.checksum);
   doc["l2_norm"] = o.l2_norm;
   if (o.failure) doc["failure"] = *o.failure;

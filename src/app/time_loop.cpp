@@ -8,6 +8,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "app/field_io_schedule.hpp"
+#include "app/run_counters.hpp"
 #include "app/step_driver.hpp"
 
 #include <nlohmann/json.hpp>
@@ -108,15 +110,16 @@ std::vector<StepTimes> gather_step_times(const StepTimes& mine, MPI_Comm comm) {
   return per_rank;
 }
 
-// The phases of steps.csv, in order.
-enum Phase : std::size_t { pack, wait, unpack, interior, shell, check, total, hidden };
+// The phases of steps.csv, in order. io: writing the snapshot and checkpoint due after the step
+// (part of its total).
+enum Phase : std::size_t { pack, wait, unpack, interior, shell, check, total, hidden, io };
 const std::vector<std::string> kPhaseNames{"pack", "wait", "unpack", "interior", "shell", "check", "total",
-                                           "messages_done"};
+                                           "messages_done", "io"};
 
 }  // namespace
 
 template <typename T>
-RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm) {
+RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm, const FieldIoContext& field_io_context) {
   const int rank = comm_rank(comm);
   RunOutcome out;
 
@@ -148,6 +151,9 @@ RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm) {
     if (config.parallel.progress == ProgressEngine::thread) progress_thread.emplace(config.parallel.progress_core);
   });
   StepDriver<T> driver(config.parallel, *solver, *halo, progress_thread ? &*progress_thread : nullptr);
+  // A restart leaves the solver at the checkpoint's step; the loop runs the steps from there.
+  FieldIoSchedule<T> field_io(config, comm, field_io_context, *solver);
+  const int first_step = solver->steps_done();
   out.field_bytes = solver->field_bytes();
   out.placement_notices = solver->placement_notices();
   out.page_histograms = solver->page_histograms();
@@ -164,14 +170,18 @@ RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm) {
   out.halo_bytes_per_step = static_cast<std::uint64_t>(
       mpi::allreduce_sum(comm, static_cast<double>(halo->bytes_per_exchange())));
 
-  StepTimes times(config.steps, kPhaseNames);
-  ProgressReporter progress(config.steps, rank == 0 ? config.progress : ProgressMode::off, stdout,
+  RunCounters counters(config.counters, comm);
+  driver.count_regions_with(counters.regions());
+  StepTimes times(config.steps - first_step, kPhaseNames);
+  ProgressReporter progress(times.steps(), rank == 0 ? config.progress : ProgressMode::off, stdout,
                             static_cast<double>(out.updated_points));
   int last_clean_step = 0;
   mpi::check(MPI_Barrier(comm), "MPI_Barrier");
+  counters.start_loop();
   const double start = omp_get_wtime();
-  for (int s = 0; s < config.steps; ++s) {
-    fail_if_asked(config, rank, s + 1);
+  for (int s = 0; s < times.steps(); ++s) {
+    fail_if_asked(config, rank, first_step + s + 1);
+    counters.begin_step();
     const double t0 = omp_get_wtime();
     const StepPhaseTimes phases = driver.step();
     times.record(s, pack, phases.pack);
@@ -189,17 +199,23 @@ RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm) {
         out.failure = "non-finite values (NaN or Inf) appeared between step " + std::to_string(last_clean_step + 1) +
                       " and step " + std::to_string(done) + "; the run was stopped there";
         times.record(s, total, omp_get_wtime() - t0);
+        counters.end_step();
         break;
       }
       last_clean_step = done;
     }
+    if (const auto io_seconds = field_io.after_step()) times.record(s, io, *io_seconds);
     times.record(s, total, omp_get_wtime() - t0);
-    progress.update(done, omp_get_wtime() - start);
+    counters.end_step();
+    progress.update(done - first_step, omp_get_wtime() - start);
   }
   const double local_seconds = omp_get_wtime() - start;
+  counters.stop_loop();
   progress.finish();
-  out.steps_done = solver->steps_done();
+  out.steps_done = solver->steps_done() - first_step;
+  out.field_io = field_io.finish();
   out.loop_seconds = mpi::allreduce_max(comm, local_seconds);
+  out.counters = counters.gather(comm, out.steps_done, out.loop_seconds);
   out.peak_rss = peak_rss_bytes();
   if (progress_thread) out.progress_thread_cpu = progress_thread->observed_cpu();
 
@@ -226,7 +242,7 @@ const char* status_word(VerificationStatus status) {
   return "FAILED";
 }
 
-template RunOutcome run_time_loop<float>(const RunConfig&, MPI_Comm);
-template RunOutcome run_time_loop<double>(const RunConfig&, MPI_Comm);
+template RunOutcome run_time_loop<float>(const RunConfig&, MPI_Comm, const FieldIoContext&);
+template RunOutcome run_time_loop<double>(const RunConfig&, MPI_Comm, const FieldIoContext&);
 
 }  // namespace wave3d::app

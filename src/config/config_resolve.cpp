@@ -7,6 +7,7 @@
 #include "config/config_error.hpp"
 #include "config/config_value.hpp"
 #include "config/enum_names.hpp"
+#include "counters/event_list.hpp"
 #include "stencil/coefficients.hpp"
 #include "topology/placement_request.hpp"
 
@@ -135,6 +136,15 @@ void check_reserve_needs_layout(const RunConfig& c, const Settings& s) {
       lead(s, "placement.reserve"), given(s, "placement.layout")));
 }
 
+void check_counter_events(const RunConfig& c, const Settings& s) {
+  try {
+    (void)counters::parse_event_list(c.counters.events);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(fmt::format("{} is not an event list: {}; allowed: comma-separated event names, at most {}",
+                                  lead(s, "counters.events"), e.what(), counters::kMaxEvents));
+  }
+}
+
 constexpr CrossKeyRule kRules[] = {
     {R"(init.condition = "mode" needs grid.boundary = "periodic".)", check_mode_needs_periodic},
     {R"(Every grid.n >= stencil.radius with periodic boundaries, >= 2*stencil.radius+1 with zero boundaries.)",
@@ -151,6 +161,7 @@ constexpr CrossKeyRule kRules[] = {
      check_numa_node_with_node_policy},
     {R"(placement.reserve is "none", "per-socket:N", "per-node:N" or "list:i,j,...".)", check_reserve_syntax},
     {R"(placement.reserve other than "none" needs a placement.layout.)", check_reserve_needs_layout},
+    {R"(counters.events is a comma-separated list of distinct event names, at most 32.)", check_counter_events},
 };
 
 }  // namespace

@@ -54,6 +54,11 @@ struct EnumNames<PlacementLayout> {
                                                          "rank-per-core"};
 };
 
+template <>
+struct EnumNames<SnapshotWriterKind> {
+  static constexpr std::array<std::string_view, 2> names{"collective", "io-threads"};
+};
+
 // Indexing by enumerator value relies on each list following the enum's declaration order. These tie
 // each list's length to the enum's last enumerator, so a removed or renamed enumerator fails to
 // compile; one appended at the end must be added to its list and named here.
@@ -66,6 +71,8 @@ static_assert(static_cast<std::size_t>(VerifyMethod::none) + 1 == EnumNames<Veri
 static_assert(static_cast<std::size_t>(HaloMode::overlap) + 1 == EnumNames<HaloMode>::names.size());
 static_assert(static_cast<std::size_t>(ProgressEngine::poll) + 1 == EnumNames<ProgressEngine>::names.size());
 static_assert(static_cast<std::size_t>(PlacementLayout::rank_per_core) + 1 == EnumNames<PlacementLayout>::names.size());
+static_assert(static_cast<std::size_t>(SnapshotWriterKind::io_threads) + 1 ==
+              EnumNames<SnapshotWriterKind>::names.size());
 
 template <typename E>
 constexpr std::string_view enum_name(E value) {

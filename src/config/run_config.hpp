@@ -49,12 +49,19 @@ struct ParallelSettings {
 struct DebugSettings {
   int fail_rank = -1;
   int fail_step = 0;
+  // Testing crash safety: every rank stalls halfway through writing the checkpoint of this step (the
+  // first time level written, the second not) until the job is killed; 0 = never.
+  int stall_in_checkpoint = 0;
 };
 
 // How wave3d places its own threads (placement.*). layout = none leaves binding to the launcher and
 // OMP_PLACES/OMP_PROC_BIND; any other layout makes every rank bind its threads to the cores of the
 // placement plan for its node (the same plan `wave3d plan` prints).
 enum class PlacementLayout { none, rank_per_node, rank_per_socket, rank_per_numa, rank_per_core };
+
+// How snapshot files get their values (output.snapshot_writer): one collective MPI-IO write through
+// HDF5, or each rank's NUMA-bound I/O threads writing into the HDF5 file's contiguous dataset.
+enum class SnapshotWriterKind { collective, io_threads };
 
 struct PlacementSettings {
   PlacementLayout layout = PlacementLayout::none;
@@ -67,6 +74,26 @@ struct OutputSettings {
   std::string directory = "results/runs";  // parent of the per-run directory
   std::string name;                        // per-run directory name; empty = timestamp + host
   bool steps_csv = true;
+  int snapshot_every = 0;  // write the wavefield to an HDF5 file every this many steps; 0 = never
+  SnapshotWriterKind snapshot_writer = SnapshotWriterKind::collective;
+  int io_threads = 0;  // I/O threads per rank for snapshot_writer = io-threads; 0 = one per NUMA node of the field
+};
+
+// Checkpoints (checkpoint.*) and where a run continues from (restart.from).
+struct CheckpointSettings {
+  int every = 0;          // write a checkpoint every this many steps; 0 = never
+  std::string directory;  // where checkpoints go; empty = the run directory
+  int keep = 2;           // complete checkpoints kept; older ones are deleted once a newer one is complete
+};
+
+struct RestartSettings {
+  std::string from;  // checkpoint file (or directory of checkpoints) to continue from; empty = fresh start
+};
+
+// Hardware and software event counters per region and thread (counters.*).
+struct CounterSettings {
+  bool enabled = true;
+  std::string events;  // comma-separated PAPI event names (counters/event_list.hpp)
 };
 
 struct RunConfig {
@@ -82,6 +109,9 @@ struct RunConfig {
   double verify_tolerance = 0.0;  // max abs error allowed in exact verification; 0 = derived from precision
   ProgressMode progress = ProgressMode::automatic;
   OutputSettings output{};
+  CheckpointSettings checkpoint{};
+  RestartSettings restart{};
+  CounterSettings counters{};
   ParallelSettings parallel{};
   PlacementSettings placement{};
   DebugSettings debug{};
