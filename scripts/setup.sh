@@ -37,3 +37,7 @@ build release
 ctest --preset release
 build sanitize
 ctest --preset sanitize
+# The build without PAPI: the app and the counter tests, which check its "not built in" path.
+cmake --preset no-papi >/dev/null
+cmake --build --preset no-papi -j "$jobs" --target wave3d test_counters
+ctest --preset no-papi -L counters
