@@ -57,4 +57,16 @@ void check(int rc, const char* call) {
   throw std::runtime_error(std::string(call) + " failed: " + std::string(text, static_cast<std::size_t>(length)));
 }
 
+int rank_in(MPI_Comm comm) {
+  int rank = 0;
+  check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  return rank;
+}
+
+int size_of(MPI_Comm comm) {
+  int size = 1;
+  check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  return size;
+}
+
 }  // namespace wave3d::mpi

@@ -27,6 +27,10 @@ std::string thread_level_name(int level);
 // The library's own version string (MPI_Get_library_version), first line only.
 std::string library_version();
 
+// This process's rank in comm, and the number of ranks of comm.
+int rank_in(MPI_Comm comm);
+int size_of(MPI_Comm comm);
+
 // Throws std::runtime_error naming the call and MPI's error string unless rc is MPI_SUCCESS.
 void check(int rc, const char* call);
 

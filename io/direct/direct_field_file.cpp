@@ -9,14 +9,13 @@
 
 #include <fmt/format.h>
 
-#include "io/hdf5/attributes.hpp"
 #include "io/hdf5/file_commit.hpp"
 #include "io/hdf5/grid_dataset.hpp"
 #include "io/hdf5/parallel_file.hpp"
 #include "iobench/box_segments.hpp"
 #include "iobench/node_aware_write.hpp"
 #include "mpi/collective.hpp"
-#include "verify/field_checks.hpp"
+#include "mpi/environment.hpp"
 
 namespace wave3d::io {
 namespace {
@@ -46,27 +45,16 @@ template <typename T>
 DirectWriteReport write_field_file_direct(MPI_Comm comm, const std::filesystem::path& path,
                                           const FieldFileHeader& header, const std::vector<FieldToWrite<T>>& fields,
                                           const Grid& grid, const DirectWriteOptions& options) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  std::vector<std::uint64_t> checksums;
-  for (const FieldToWrite<T>& f : fields)
-    checksums.push_back(mpi::allreduce_sum_u64(comm, field_checksum(*f.field, f.field->owned(), grid)));
-
+  const std::vector<std::uint64_t> checksums = global_field_checksums(comm, fields, grid);
   const std::filesystem::path temporary = temporary_path(path);
   const std::uint64_t dataset_bytes = static_cast<std::uint64_t>(box_from_extents(header.grid_n).volume()) * sizeof(T);
   // 1. The file's structure, collectively; HDF5 errors are the same on every rank, so they agree.
   std::vector<std::uint64_t> offsets = mpi::collectively(comm, [&] {
     std::vector<std::uint64_t> found;
     Hid file = create_parallel_file(comm, temporary);
-    write_header(file.get(), header);
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      const FieldToWrite<T>& f = fields[i];
-      Hid dataset = create_grid_dataset<T>(file.get(), f.dataset, header.grid_n);
-      write_int_attribute(dataset.get(), "time_level", f.time_level);
-      write_uint64_attribute(dataset.get(), "checksum", checksums[i]);
-      found.push_back(raw_data_offset(dataset.get(), f.dataset, dataset_bytes));
-      dataset.close("cannot close dataset '" + f.dataset + "' of '" + temporary.string() + "'");
-    }
+    create_field_datasets(file.get(), temporary, header, fields, checksums, [&](hid_t dataset, std::size_t i) {
+      found.push_back(raw_data_offset(dataset, fields[i].dataset, dataset_bytes));
+    });
     file.close("cannot close '" + temporary.string() + "'");
     return found;
   });
@@ -101,7 +89,7 @@ DirectWriteReport write_field_file_direct(MPI_Comm comm, const std::filesystem::
 
   // 3. Published once every rank's rows are in (collectively() above is the barrier).
   mpi::collectively(comm, [&] {
-    if (rank == 0) publish_file(temporary, path);
+    if (mpi::rank_in(comm) == 0) publish_file(temporary, path);
   });
   report.bytes = dataset_bytes * fields.size();
   report.slowest_rank_seconds = mpi::allreduce_max(comm, written.seconds);

@@ -11,38 +11,62 @@
 namespace wave3d::io {
 
 template <typename T>
-std::uint64_t write_field_file(MPI_Comm comm, const std::filesystem::path& path, const FieldFileHeader& header,
-                               const std::vector<FieldToWrite<T>>& fields, const Grid& grid,
-                               const AfterFirstField& after_first_field, Durability durability) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+std::vector<std::uint64_t> global_field_checksums(MPI_Comm comm, const std::vector<FieldToWrite<T>>& fields,
+                                                  const Grid& grid) {
   std::vector<std::uint64_t> checksums;
   for (const FieldToWrite<T>& f : fields)
     checksums.push_back(mpi::allreduce_sum_u64(comm, field_checksum(*f.field, f.field->owned(), grid)));
+  return checksums;
+}
 
+template <typename T>
+void create_field_datasets(hid_t file, const std::filesystem::path& file_name, const FieldFileHeader& header,
+                           const std::vector<FieldToWrite<T>>& fields, const std::vector<std::uint64_t>& checksums,
+                           const std::function<void(hid_t dataset, std::size_t index)>& fill) {
+  write_header(file, header);
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const FieldToWrite<T>& f = fields[i];
+    Hid dataset = create_grid_dataset<T>(file, f.dataset, header.grid_n);
+    write_int_attribute(dataset.get(), "time_level", f.time_level);
+    write_uint64_attribute(dataset.get(), "checksum", checksums[i]);
+    fill(dataset.get(), i);
+    dataset.close("cannot close dataset '" + f.dataset + "' of '" + file_name.string() + "'");
+  }
+}
+
+template <typename T>
+std::uint64_t write_field_file(MPI_Comm comm, const std::filesystem::path& path, const FieldFileHeader& header,
+                               const std::vector<FieldToWrite<T>>& fields, const Grid& grid,
+                               const AfterFirstField& after_first_field, Durability durability) {
+  const std::vector<std::uint64_t> checksums = global_field_checksums(comm, fields, grid);
   const std::filesystem::path temporary = temporary_path(path);
   {
     Hid file = create_parallel_file(comm, temporary);
-    write_header(file.get(), header);
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      const FieldToWrite<T>& f = fields[i];
-      Hid dataset = create_grid_dataset<T>(file.get(), f.dataset, header.grid_n);
-      write_int_attribute(dataset.get(), "time_level", f.time_level);
-      write_uint64_attribute(dataset.get(), "checksum", checksums[i]);
-      write_box<T>(dataset.get(), owned_box(*f.field));
-      dataset.close("cannot close dataset '" + f.dataset + "' of '" + temporary.string() + "'");
+    create_field_datasets(file.get(), temporary, header, fields, checksums, [&](hid_t dataset, std::size_t i) {
+      write_box<T>(dataset, owned_box(*fields[i].field));
+      // The hook sees the first field's values written (H5Dwrite is collective and complete on return).
       if (i == 0 && after_first_field) after_first_field(temporary);
-    }
+    });
     file.close("cannot close '" + temporary.string() + "'");
   }
   // Every rank's data is in the file once every rank has closed it; only then may it get its name.
   mpi::check(MPI_Barrier(comm), "MPI_Barrier");
   mpi::collectively(comm, [&] {
-    if (rank == 0) publish_file(temporary, path, durability);
+    if (mpi::rank_in(comm) == 0) publish_file(temporary, path, durability);
   });
   return static_cast<std::uint64_t>(box_from_extents(header.grid_n).volume()) * sizeof(T) * fields.size();
 }
 
+template std::vector<std::uint64_t> global_field_checksums<float>(MPI_Comm, const std::vector<FieldToWrite<float>>&,
+                                                                 const Grid&);
+template std::vector<std::uint64_t> global_field_checksums<double>(MPI_Comm, const std::vector<FieldToWrite<double>>&,
+                                                                  const Grid&);
+template void create_field_datasets<float>(hid_t, const std::filesystem::path&, const FieldFileHeader&,
+                                           const std::vector<FieldToWrite<float>>&, const std::vector<std::uint64_t>&,
+                                           const std::function<void(hid_t, std::size_t)>&);
+template void create_field_datasets<double>(hid_t, const std::filesystem::path&, const FieldFileHeader&,
+                                            const std::vector<FieldToWrite<double>>&, const std::vector<std::uint64_t>&,
+                                            const std::function<void(hid_t, std::size_t)>&);
 template std::uint64_t write_field_file<float>(MPI_Comm, const std::filesystem::path&, const FieldFileHeader&,
                                                const std::vector<FieldToWrite<float>>&, const Grid&,
                                                const AfterFirstField&, Durability);

@@ -3,6 +3,7 @@
 // name, the header attributes, one dataset per field with each rank's owned box written collectively,
 // then closed on every rank and renamed to its final name by rank 0 (file_commit.hpp). A job killed
 // at any point leaves at most a "<name>.tmp" behind; the final name only ever holds a complete file.
+#include <hdf5.h>
 #include <mpi.h>
 
 #include <cstdint>
@@ -28,6 +29,20 @@ struct FieldToWrite {
 // Called on every rank once the first dataset's values are in the temporary file and before the rest
 // is written: lets tests stop a writer halfway.
 using AfterFirstField = std::function<void(const std::filesystem::path& temporary)>;
+
+// Collective: each field's "checksum" attribute, field_checksum of the owned boxes summed over the
+// ranks (the run's checksum of that field, the same for any decomposition).
+template <typename T>
+std::vector<std::uint64_t> global_field_checksums(MPI_Comm comm, const std::vector<FieldToWrite<T>>& fields,
+                                                  const Grid& grid);
+
+// Collective, in a file open on every rank: the header attributes, then for each field its dataset
+// with the "time_level" and "checksum" attributes, handed to fill(dataset, index) and then closed.
+// Both writers (through HDF5 here, directly in io/direct) lay out the same file with it.
+template <typename T>
+void create_field_datasets(hid_t file, const std::filesystem::path& file_name, const FieldFileHeader& header,
+                           const std::vector<FieldToWrite<T>>& fields, const std::vector<std::uint64_t>& checksums,
+                           const std::function<void(hid_t dataset, std::size_t index)>& fill);
 
 // Collective. Writes `fields` with `header` to `path` as described above; `durability` says whether
 // the published file must also survive a crash of the operating system (file_commit.hpp). Every dataset also gets a

@@ -8,22 +8,17 @@
 #include "counters/event_list.hpp"
 #include "counters/rank_report.hpp"
 #include "mpi/collective.hpp"
+#include "mpi/environment.hpp"
 
 namespace wave3d::app {
 namespace {
-
-int comm_rank(MPI_Comm comm) {
-  int r = 0;
-  MPI_Comm_rank(comm, &r);
-  return r;
-}
 
 // Every rank's report, combined on rank 0 (elsewhere: an empty job).
 counters::JobCounters combine_on_root(MPI_Comm comm, const counters::RankReport& mine, int steps, double seconds) {
   const std::vector<std::string> texts = mpi::gather_strings(comm, counters::rank_report_to_json(mine).dump(), 0);
   std::vector<counters::RankReport> reports;
   for (const std::string& text : texts) reports.push_back(counters::rank_report_from_json(nlohmann::json::parse(text)));
-  return comm_rank(comm) == 0 ? counters::combine_rank_reports(reports, steps, seconds) : counters::JobCounters{};
+  return mpi::rank_in(comm) == 0 ? counters::combine_rank_reports(reports, steps, seconds) : counters::JobCounters{};
 }
 
 }  // namespace
@@ -38,7 +33,7 @@ RunCounters::RunCounters(const CounterSettings& settings, MPI_Comm comm) : enabl
     if (measures_node) dram_ = std::make_unique<counters::DramCounter>(*backend_);
   });
   const counters::JobCounters setup = combine_on_root(comm, report(), 0, 0.0);
-  if (comm_rank(comm) != 0) return;
+  if (mpi::rank_in(comm) != 0) return;
   for (const std::string& line : counters::unavailability_notices(setup)) std::fprintf(stderr, "wave3d: %s\n", line.c_str());
   std::fflush(stderr);
 }

@@ -28,18 +28,6 @@
 namespace wave3d::app {
 namespace {
 
-int comm_rank(MPI_Comm comm) {
-  int r = 0;
-  MPI_Comm_rank(comm, &r);
-  return r;
-}
-
-int comm_size(MPI_Comm comm) {
-  int s = 1;
-  MPI_Comm_size(comm, &s);
-  return s;
-}
-
 void fail_if_asked(const RunConfig& config, int rank, int step) {
   if (config.debug.fail_rank == rank && config.debug.fail_step == step)
     throw std::runtime_error("injected failure on rank " + std::to_string(rank) + " at step " + std::to_string(step) +
@@ -50,7 +38,7 @@ void fail_if_asked(const RunConfig& config, int rank, int step) {
 mpi::Decomposition decompose_grid(const RunConfig& config, MPI_Comm comm, std::size_t value_bytes) {
   const Index3& p = config.parallel.process_grid;
   const mpi::Dims3 requested{static_cast<int>(p[0]), static_cast<int>(p[1]), static_cast<int>(p[2])};
-  const mpi::Decomposition d = mpi::decompose(config.grid.n, comm_size(comm), requested, config.grid.radius);
+  const mpi::Decomposition d = mpi::decompose(config.grid.n, mpi::size_of(comm), requested, config.grid.radius);
   if (const auto available = available_memory_bytes())
     mpi::check_fits_in_memory(d, config.grid.radius, value_bytes, mpi::rank_on_node(comm).size, *available);
   return d;
@@ -94,8 +82,8 @@ Verification verify(const RunConfig& config, const WaveSolver<T>& solver, MPI_Co
 }
 
 std::vector<StepTimes> gather_step_times(const StepTimes& mine, MPI_Comm comm) {
-  const int size = comm_size(comm);
-  const int rank = comm_rank(comm);
+  const int size = mpi::size_of(comm);
+  const int rank = mpi::rank_in(comm);
   const std::vector<double>& values = mine.values();
   std::vector<double> all(rank == 0 ? values.size() * size : 0);
   mpi::check(MPI_Gather(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, all.data(),
@@ -120,7 +108,7 @@ const std::vector<std::string> kPhaseNames{"pack", "wait", "unpack", "interior",
 
 template <typename T>
 RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm, const FieldIoContext& field_io_context) {
-  const int rank = comm_rank(comm);
+  const int rank = mpi::rank_in(comm);
   RunOutcome out;
 
   // Set-up. Every step is collective: an error on any rank is reported once and ends all of them.
