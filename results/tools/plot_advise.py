@@ -9,19 +9,12 @@ Exit status 0 when the PNG was written; 2 for a bad input file; 3 when matplotli
 """
 import json
 import math
+import os
 import sys
 import textwrap
 
-
-def load_matplotlib():
-    try:
-        import matplotlib
-        matplotlib.use("Agg")  # files only, no display
-        import matplotlib.pyplot as plt
-    except ImportError as e:
-        print(f"matplotlib is not available to {sys.executable}: {e}", file=sys.stderr)
-        sys.exit(3)
-    return plt
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from wave3d_analysis.pyplot import load_pyplot  # noqa: E402
 
 
 TRIAD_COLOUR = "tab:blue"
@@ -107,7 +100,7 @@ def main():
     except (OSError, ValueError, KeyError) as e:
         print(f"{source}: not an advise JSON file: {e}", file=sys.stderr)
         return 2
-    plt = load_matplotlib()
+    plt = load_pyplot()
     shown = panels(domains)
     columns = min(4, len(shown))
     rows = math.ceil(len(shown) / columns)

@@ -10,23 +10,16 @@ usage: plot_iobench.py IOBENCH_JSON OUTPUT_PNG
 Exit status 0 when the PNG was written; 2 for a bad input file; 3 when matplotlib is not available.
 """
 import json
+import os
 import sys
 import textwrap
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from wave3d_analysis.pyplot import load_pyplot  # noqa: E402
 
 COLOURS = {"on-each-node": "tab:blue", "on-one-node": "tab:orange"}
 MARKERS = {"shared": "o", "per-thread": "s"}
 KIND_ORDER = ["local", "pull", "push", "relay", "round-trip"]
-
-
-def load_matplotlib():
-    try:
-        import matplotlib
-        matplotlib.use("Agg")  # files only, no display
-        import matplotlib.pyplot as plt
-    except ImportError as e:
-        print(f"matplotlib is not available to {sys.executable}: {e}", file=sys.stderr)
-        sys.exit(3)
-    return plt
 
 
 def load(path):
@@ -88,7 +81,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     doc = load(sys.argv[1])
-    plt = load_matplotlib()
+    plt = load_pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5), gridspec_kw={"width_ratios": [2, 1]})
     draw_sweep(left, doc)
     draw_paths(right, doc)
