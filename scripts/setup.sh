@@ -33,11 +33,12 @@ if [[ $mode == run ]]; then
   exec mpiexec -n "$ranks" --bind-to none build/release/src/app/wave3d run
 fi
 
+# Tests run two at a time (every MPI test is oversubscribed with bounded timeouts anyway).
 build release
-ctest --preset release
+ctest --preset release --parallel "$jobs"
 build sanitize
-ctest --preset sanitize
+ctest --preset sanitize --parallel "$jobs"
 # The build without PAPI: the app and the counter tests, which check its "not built in" path.
 cmake --preset no-papi >/dev/null
 cmake --build --preset no-papi -j "$jobs" --target wave3d test_counters
-ctest --preset no-papi -L counters
+ctest --preset no-papi -L counters --parallel "$jobs"
