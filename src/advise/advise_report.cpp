@@ -67,7 +67,13 @@ std::string describe_domain_advice(const DomainAdvice& d, double tolerance) {
     const std::string hedge = falls(*d.curves.triad, *d.triad) || falls(*d.curves.stencil, *d.stencil)
                                   ? " (as far as curves that fall with more threads can tell; see the notes)"
                                   : "";
-    if (d.stencil->threads <= d.triad->threads)
+    // Saturating at the last point measured only says the curve never flattened: no bound was reached.
+    const int stencil_last = d.curves.stencil->points.back().threads;
+    if (d.stencil->threads == stencil_last && d.curves.stencil->points.size() > 1)
+      s += fmt::format("  the stencil still gains at its last point ({}): it has not saturated on this domain, so "
+                       "neither memory bandwidth nor any smaller core count is its limit here{}\n",
+                       threads_text(stencil_last), hedge);
+    else if (d.stencil->threads <= d.triad->threads)
       s += fmt::format("  the stencil saturates no later than the memory bandwidth: it is bandwidth-bound on this "
                        "domain, and more cores than {} help neither{}\n",
                        d.triad->threads, hedge);

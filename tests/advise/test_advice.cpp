@@ -232,5 +232,17 @@ TEST(Report, TableMarksTheSaturationPoints) {
   EXPECT_TRUE(contains(node, "reserve per-socket:2"));
 }
 
+TEST(Report, ACurveStillRisingAtTheLastCoreIsNotCalledBandwidthBound) {
+  // Both curves peak at the last core (a small core-bound node): nothing has saturated.
+  DomainCurves curves;
+  curves.triad = Curve{"GB/s", {{1, 18.4}, {2, 24.6}}};
+  curves.stencil = Curve{"MPoints/s", {{1, 271.0}, {2, 536.0}}};
+  const Topology topo = load_builtin_machine(opteron_8356.name);
+  const NodeAdvice a = advise_node(topo, {curves}, 0.05);
+  const std::string text = describe_domain_advice(a.domains[0], 0.05);
+  EXPECT_FALSE(contains(text, "bandwidth-bound")) << text;
+  EXPECT_TRUE(contains(text, "has not saturated")) << text;
+}
+
 }  // namespace
 }  // namespace wave3d::advise
