@@ -15,6 +15,7 @@
 
 #include "topology/launcher_lines.hpp"
 #include "topology/placement_plan.hpp"
+#include "topology/plan_json.hpp"
 #include "topology/plan_report.hpp"
 #include "topology/topology.hpp"
 
@@ -32,6 +33,7 @@ struct PlanCommandOptions {
   bool smt = false;
   int nodes = 1;
   std::string print_argv;  // "srun" or "mpirun": print only that launcher's words, for job scripts
+  bool json = false;       // the machine, the plan and both lines as one JSON document, for programs
 };
 
 PlacementRequest make_request(const PlanCommandOptions& opt) {
@@ -71,6 +73,13 @@ void print_launcher_argv(const PlanCommandOptions& opt) {
     begin = end + 1;
   }
   std::fwrite(words.data(), 1, words.size(), stdout);
+}
+
+void print_plan_json(const PlanCommandOptions& opt) {
+  const Topology topo = load_topology(opt.topology);
+  const PlacementPlan plan = make_placement_plan(topo, make_request(opt));
+  const LauncherLines lines = make_launcher_lines(plan, LauncherOptions{.nodes = opt.nodes, .program = "wave3d run"});
+  fmt::print("{}\n", plan_to_json(topo, plan, lines).dump(2));
 }
 
 CLI::Validator reserve_validator() {
@@ -118,13 +127,19 @@ Command add_plan_command(CLI::App& parent) {
                   "Print only the srun or mpirun line's words before the program, each ended by a NUL byte "
                   "(for job scripts: mapfile -d '' launcher < <(wave3d plan ... --print-argv srun))")
       ->check(CLI::IsMember({"srun", "mpirun"}));
+  cli->add_flag("--json", opt->json,
+                "Print the machine, the plan and both launcher lines as JSON (for scripts; cores_per_socket, "
+                "compute_cores_per_node, reserved_cores, ...)")
+      ->excludes("--print-argv");
 
   Command command;
   command.cli = cli;
   command.run = [opt](MPI_Comm comm, const std::vector<std::string>&) {
     // A PlacementError already says why and what would fit; load errors name their input.
     return run_on_root(comm, "plan", [&] {
-      if (opt->print_argv.empty())
+      if (opt->json)
+        print_plan_json(*opt);
+      else if (opt->print_argv.empty())
         print_plan(*opt);
       else
         print_launcher_argv(*opt);

@@ -28,6 +28,7 @@ struct RunOptions {
   std::optional<std::string> config_path;
   std::vector<std::string> overrides;
   std::vector<std::string> command_line;
+  bool check_only = false;  // validate the configuration and stop: for scripts that plan many runs
 };
 
 int exit_code_for(const RunOutcome& outcome) {
@@ -44,6 +45,10 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
   // 1. Configuration: parsed on rank 0, validated, broadcast; then the placement plan, which may
   //    settle the thread count, the progress thread's core and the memory node.
   RunConfig config = load_config_on_root(comm, options.config_path, options.overrides);
+  if (options.check_only) {
+    if (rank == 0) std::printf("wave3d run: configuration accepted\n");
+    return 0;
+  }
   if (config.threads > 0) omp_set_num_threads(config.threads);
   const AppliedPlacement placement = apply_placement(config, comm);
   // A memory policy naming a NUMA node this machine lacks is a configuration error: say so before
@@ -108,6 +113,9 @@ Command add_run_command(CLI::App& parent) {
       ->type_name("KEY=VALUE")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cli->add_flag("--check", options->check_only,
+                "Check the configuration (file and --set overrides) and exit without running: status 0 if "
+                "accepted, 2 with the error otherwise");
   cli->footer("\nConfiguration keys (TOML file or --set):\n" + config_help_text());
   return {cli, [options](MPI_Comm comm, const std::vector<std::string>& command_line) {
             RunOptions o = *options;
