@@ -60,26 +60,26 @@ void print_plan(const PlanCommandOptions& opt) {
 
 // The launcher's words up to the program, each followed by a NUL byte, so that a job script can read them
 // into an array (bash: mapfile -d '') and append its own program and arguments without any word
-// splitting or quoting. The lines are made of numbers, fixed option names and CPU masks, never blanks,
-// so splitting them at blanks gives back exactly the words they were built from.
+// splitting or quoting.
 void print_launcher_argv(const PlanCommandOptions& opt) {
   const PlacementPlan plan = make_placement_plan(load_topology(opt.topology), make_request(opt));
   const LauncherLines lines = make_launcher_lines(plan, LauncherOptions{.nodes = opt.nodes, .program = ""});
-  const std::string& line = opt.print_argv == "srun" ? lines.srun : lines.mpirun;
   std::string words;
-  for (std::size_t begin = 0; begin < line.size();) {
-    const std::size_t end = std::min(line.find(' ', begin), line.size());
-    if (end > begin) words.append(line, begin, end - begin).push_back('\0');
-    begin = end + 1;
-  }
+  for (const std::string& word : launcher_words(opt.print_argv == "srun" ? lines.srun : lines.mpirun))
+    words.append(word).push_back('\0');
   std::fwrite(words.data(), 1, words.size(), stdout);
 }
 
+// The human lines name the program; the argv lists stop before it, as --print-argv does.
 void print_plan_json(const PlanCommandOptions& opt) {
   const Topology topo = load_topology(opt.topology);
   const PlacementPlan plan = make_placement_plan(topo, make_request(opt));
   const LauncherLines lines = make_launcher_lines(plan, LauncherOptions{.nodes = opt.nodes, .program = "wave3d run"});
-  fmt::print("{}\n", plan_to_json(topo, plan, lines).dump(2));
+  const LauncherLines bare = make_launcher_lines(plan, LauncherOptions{.nodes = opt.nodes, .program = ""});
+  nlohmann::json doc = plan_to_json(topo, plan, lines);
+  doc["launchers"]["srun_argv"] = launcher_words(bare.srun);
+  doc["launchers"]["mpirun_argv"] = launcher_words(bare.mpirun);
+  fmt::print("{}\n", doc.dump(2));
 }
 
 CLI::Validator reserve_validator() {

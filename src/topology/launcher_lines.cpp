@@ -159,4 +159,14 @@ LauncherLines make_launcher_lines(const PlacementPlan& plan, const LauncherOptio
   return lines;
 }
 
+std::vector<std::string> launcher_words(const std::string& line) {
+  std::vector<std::string> words;
+  for (std::size_t begin = 0; begin < line.size();) {
+    const std::size_t end = std::min(line.find(' ', begin), line.size());
+    if (end > begin) words.emplace_back(line, begin, end - begin);
+    begin = end + 1;
+  }
+  return words;
+}
+
 }  // namespace wave3d

@@ -26,6 +26,11 @@ struct LauncherLines {
 // when the ranks pack the node's cores in order, with explicit per-rank CPU masks otherwise.
 LauncherLines make_launcher_lines(const PlacementPlan& plan, const LauncherOptions& options = {});
 
+// The words of a launcher line. The lines are made of numbers, fixed option names and CPU masks, never
+// blanks, so splitting them at blanks gives back exactly the words they were built from; built with an
+// empty program, these are the launcher's words for a script to put its own program after.
+std::vector<std::string> launcher_words(const std::string& line);
+
 // Slurm's mask notation for a set of OS CPU numbers: "0x3" for {0, 1}.
 std::string cpu_mask_hex(const std::vector<int>& cpus);
 

@@ -1,0 +1,83 @@
+"""One configuration of a study: its placement, its daemon and the wave3d run arguments, resolved from
+the study's settings and the configuration's axis values, and checked before anything runs."""
+import json
+
+from .settings import StudyError
+from .sweep import COMPUTE_CORES, is_run_axis
+from .wave3d_tools import plan_options
+
+
+def toml_value(value):
+    """A value as `--set` takes it (a TOML value). JSON's strings, numbers, booleans and arrays of them are
+    valid TOML."""
+    return json.dumps(value)
+
+
+def section_values(settings, section, parameters):
+    values = {key.split(".", 1)[1]: v for key, v in settings.items() if key.startswith(section + ".")}
+    for name, value in parameters.items():
+        if name.startswith(section + ".") and name != COMPUTE_CORES:
+            values[name.split(".", 1)[1]] = value
+    return values
+
+
+def placement_for(settings, parameters, sockets, path):
+    """The [placement] options with the axes applied. Compute cores per socket become threads of a
+    socket's rank or ranks of a socket; cores left over stay free."""
+    placement = section_values(settings, "placement", parameters)
+    cores = parameters.get(COMPUTE_CORES)
+    if cores is not None:
+        if placement["layout"] == "rank-per-socket":
+            placement["threads"] = cores
+        elif placement["layout"] == "rank-per-core":
+            placement["ranks_per_node"] = cores * sockets
+        else:
+            raise StudyError(f"{path}: sweep axis {COMPUTE_CORES} needs placement.layout = \"rank-per-socket\" "
+                             f"or \"rank-per-core\", not {placement['layout']!r}")
+    return placement
+
+
+def run_settings(settings, parameters, placement, threads_per_rank):
+    """The --set overrides of a configuration, in the order they apply: the study's, the axes', then the
+    placement wave3d binds itself to (the same plan as the launcher line's)."""
+    sets = list(settings["run.set"])
+    sets += [f"{name[len('run.'):]}={toml_value(v)}" for name, v in parameters.items() if is_run_axis(name)]
+    sets += [f"placement.layout={toml_value(placement['layout'])}",
+             f"placement.reserve={toml_value(placement['reserve'])}",
+             f"placement.smt={toml_value(placement['smt'])}",
+             f"run.threads={threads_per_rank}"]
+    if placement["progress_thread"]:
+        sets += ["parallel.halo=\"overlap\"", "parallel.progress=\"thread\""]
+    return sets
+
+
+def resolve(study, configuration, wave3d, nodes, launcher, sockets):
+    """Fills a configuration dict (id, label, parameters) with its plan, launcher words, run arguments and
+    daemon; raises StudyError naming the configuration when wave3d refuses any of it."""
+    settings, path = study.settings, study.path
+    parameters = configuration["parameters"]
+    what = f"{path}: configuration {configuration['label']}"
+    placement = placement_for(settings, parameters, sockets, path)
+    options = plan_options(placement, nodes)
+    planned = wave3d.plan_json(options, f"{what}: wave3d plan refused the placement")
+    plan = planned["plan"]
+    sets = run_settings(settings, parameters, placement, plan["threads_per_rank"])
+    run_args = [settings["run.config"]] + [a for s in sets for a in ("--set", s)]
+    wave3d.check_run(run_args, f"{what}: wave3d run refused the configuration")
+    daemon = section_values(settings, "daemon", parameters)
+    configuration.update({
+        "dir": f"runs/{configuration['id']}",
+        "placement": placement,
+        "plan_options": options,
+        "ranks_per_node": plan["ranks_per_node"],
+        "ranks": plan["ranks_per_node"] * nodes,
+        "threads_per_rank": plan["threads_per_rank"],
+        "compute_cores_per_node": plan["compute_cores_per_node"],
+        "reserved_cores_per_node": len(plan["reserved_cores"]),
+        "progress_thread": placement["progress_thread"],
+        "daemon": daemon["enabled"],
+        "daemon_settings": daemon,
+        "launcher": planned["launchers"][f"{launcher}_argv"],
+        "program": [wave3d.binary, "run", *run_args],
+    })
+    return configuration

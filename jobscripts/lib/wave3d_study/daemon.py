@@ -1,0 +1,89 @@
+"""wave3d-noise on every node of the job for the length of one run.
+
+Started once per node through the scheduler (srun --overlap, one task per node) or mpirun (one process
+per node), or directly when the study runs locally. Each node runs a fixed wrapper script whose only
+inputs are its positional arguments: it logs to <dir>/noise-<host>.tsv and ends the daemon with SIGTERM
+(so it writes its log out) when <dir>/stop appears. A stop file works the same under srun and mpirun,
+which both answer a SIGTERM of their own by killing their tasks outright."""
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from .settings import StudyError
+
+WRAPPER = r'''log=$1/noise-$(hostname -s).tsv
+"${@:2}" --log "$log" &
+pid=$!
+while [ ! -e "$1/stop" ] && kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
+kill -TERM "$pid" 2>/dev/null
+wait "$pid"'''
+
+START_SECONDS = 60
+STOP_SECONDS = 60
+
+
+def per_node_launcher(launcher, nodes, hostfile_args):
+    if launcher == "srun":
+        # --overlap: the daemon shares the CPUs of the run's step instead of waiting for them.
+        return ["srun", "--overlap", f"--nodes={nodes}", f"--ntasks={nodes}", "--ntasks-per-node=1",
+                "--cpu-bind=none", "--mpi=none", "--kill-on-bad-exit=0"]
+    if launcher == "mpirun":
+        return ["mpirun", "-n", str(nodes), "--map-by", "ppr:1:node", "--bind-to", "none", *hostfile_args]
+    if launcher == "local":
+        return []
+    raise StudyError(f"no daemon launcher for {launcher!r}")
+
+
+class Daemon:
+    """A context manager: the daemon runs on every node inside the `with` block."""
+
+    def __init__(self, noise_binary, settings, directory, launcher, nodes, hostfile_args, env):
+        args = [str(noise_binary), "--period", settings["period"], "--duration", settings["duration"],
+                "--kind", settings["kind"], "--mib", str(settings["mib"])]
+        if settings["cpus"]:
+            args += ["--cpus", settings["cpus"]]
+        self.directory = Path(directory)
+        self.nodes = nodes
+        self.env = env
+        self.command = [*per_node_launcher(launcher, nodes, hostfile_args), "bash", "-c", WRAPPER, "wave3d-noise",
+                        str(self.directory), *args]
+        self.process = None
+        self.exit_status = None
+
+    def __enter__(self):
+        self.directory.mkdir(parents=True, exist_ok=True)
+        (self.directory / "stop").unlink(missing_ok=True)
+        self.process = subprocess.Popen(self.command, env=self.env, start_new_session=True)
+        deadline = time.monotonic() + START_SECONDS
+        while len(list(self.directory.glob("noise-*.tsv"))) < self.nodes:
+            if self.process.poll() is not None:
+                raise StudyError(f"the daemon ended (status {self.process.returncode}) before it ran on all "
+                                 f"{self.nodes} node(s); its message is above")
+            if time.monotonic() > deadline:
+                self._terminate()
+                raise StudyError(f"the daemon did not start on all {self.nodes} node(s) within {START_SECONDS} s")
+            time.sleep(0.1)
+        return self
+
+    def _terminate(self):
+        try:
+            os.killpg(self.process.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+    def __exit__(self, *exc):
+        (self.directory / "stop").touch()
+        try:
+            self.exit_status = self.process.wait(timeout=STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            self._terminate()
+            self.exit_status = self.process.returncode
+        (self.directory / "stop").unlink(missing_ok=True)
+        return False

@@ -1,0 +1,79 @@
+"""Runs one repetition of one configuration: the launcher line, the program, the daemon around it when
+the configuration asks, a time limit, and the outcome read back from the run's own run.json."""
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import time
+
+from .daemon import Daemon
+from .record import utc_now
+
+KILL_GRACE_SECONDS = 30
+
+
+class Interrupted(Exception):
+    """The runner itself was told to stop (SIGTERM at the job's time limit, SIGINT)."""
+
+
+def stop_process_group(process):
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=KILL_GRACE_SECONDS)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def read_outcome(run_dir):
+    try:
+        with open(run_dir / "run.json") as f:
+            result = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return {"mpoints_per_second": result.get("metrics", {}).get("mpoints_per_second"),
+            "verification": result.get("verification", {}).get("status")}
+
+
+def execute_run(context, configuration, run):
+    """Fills `run` (a study.json runs entry) with what happened."""
+    run_dir = context.study_dir / run["dir"]
+    run_dir.mkdir(parents=True, exist_ok=True)
+    command = [*configuration["launcher"], *configuration["program"],
+               "--set", f"output.directory={json.dumps(str(run_dir.parent))}",
+               "--set", f"output.name={json.dumps(run_dir.name)}"]
+    run.update({"command": command, "started_utc": utc_now(), "status": "running"})
+    daemon = contextlib.nullcontext()
+    if configuration["daemon"]:
+        daemon = Daemon(context.noise, configuration["daemon_settings"], run_dir / "daemon", context.daemon_launcher,
+                        context.nodes, context.hostfile_args, context.env)
+    timeout = context.run_timeout or None
+    began = time.monotonic()
+    with open(run_dir / "output.txt", "wb") as output, daemon:
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=context.env,
+                                   start_new_session=True)
+        try:
+            exit_status = process.wait(timeout=timeout)
+            status = "done" if exit_status == 0 else "failed"
+        except subprocess.TimeoutExpired:
+            stop_process_group(process)
+            exit_status, status = process.returncode, "timeout"
+        except Interrupted:
+            stop_process_group(process)
+            run.update({"status": "interrupted", "exit_status": process.returncode,
+                        "seconds": time.monotonic() - began})
+            raise
+    run.update({"status": status, "exit_status": exit_status, "seconds": round(time.monotonic() - began, 3)})
+    if isinstance(daemon, Daemon):
+        run["daemon_exit_status"] = daemon.exit_status
+    outcome = read_outcome(run_dir)
+    if outcome:
+        run.update(outcome)
+    if status == "done" and not outcome:
+        run["status"] = "failed"  # exit 0 without a result is not a result
+    return run

@@ -1,0 +1,42 @@
+"""study.json: the expansion of a study and the state of each of its runs, rewritten atomically after
+every run so that a study cut short (time limit, node failure) can still be reported."""
+import datetime
+import json
+import os
+
+FORMAT = "wave3d-study/1"
+
+# What a configuration records; the rest of the runner's working data stays out of the file.
+CONFIGURATION_FIELDS = ("id", "label", "parameters", "dir", "ranks_per_node", "ranks", "threads_per_rank",
+                        "compute_cores_per_node", "reserved_cores_per_node", "progress_thread", "daemon",
+                        "daemon_settings", "placement", "launcher", "program")
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def study_document(study, job, machine, axes, configurations, excluded, runs):
+    return {
+        "format": FORMAT,
+        "study": {"name": study.settings["study.name"], "description": study.settings["study.description"],
+                  "file": str(study.path)},
+        "job": job,
+        "machine": machine,
+        "axes": [{"name": name, "values": values} for name, values in axes],
+        "repetitions": study.settings["study.repetitions"],
+        "run_timeout_seconds": study.settings["study.run_timeout_seconds"],
+        "configurations": [{k: c[k] for k in CONFIGURATION_FIELDS} for c in configurations],
+        "excluded": excluded,
+        "runs": runs,
+    }
+
+
+def write_json_atomically(path, document):
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w") as f:
+        json.dump(document, f, indent=2)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)

@@ -1,0 +1,151 @@
+"""A whole study: read, expand, check every configuration, then run them all with repetitions, one line
+of progress per run, and keep study.json current."""
+import dataclasses
+import os
+import shutil
+import signal
+import socket
+import sys
+from pathlib import Path
+
+from .configuration import resolve
+from .execute import Interrupted, execute_run
+from .record import study_document, utc_now, write_json_atomically
+from .settings import StudyError, load_study, safe_job_id
+from .sweep import configurations, read_axes
+from .wave3d_tools import Wave3d
+
+
+@dataclasses.dataclass
+class Study:
+    path: Path
+    settings: dict
+    sweep: dict
+
+
+@dataclasses.dataclass
+class RunContext:
+    study_dir: Path
+    noise: Path
+    nodes: int
+    daemon_launcher: str  # srun, mpirun or local
+    hostfile_args: list
+    run_timeout: int
+    env: dict
+
+
+def note(text):
+    print(f"wave3d study: {text}", flush=True)
+
+
+def load(path, root):
+    settings, sweep = load_study(path)
+    settings["run.config"] = str(root / settings["run.config"])
+    return Study(Path(path).resolve(), settings, sweep)
+
+
+def study_directory(study, root, job_id, results_override):
+    results = Path(results_override or os.environ.get("WAVE3D_RESULTS") or study.settings["study.results"])
+    if not results.is_absolute():
+        results = root / results
+    return results.resolve() / study.settings["study.name"] / safe_job_id(job_id)
+
+
+def expand(study, wave3d, nodes, launcher):
+    """The machine, the axes and every configuration resolved and checked; a refusal stops the study
+    before anything runs."""
+    machine = wave3d.plan_json(["--layout", "rank-per-node", "--nodes", str(nodes)],
+                               "wave3d plan could not describe this machine")["machine"]
+    axes, excludes = read_axes(study.path, study.sweep, machine["cores_per_socket"])
+    configs, excluded = configurations(study.settings["study.name"], axes, excludes)
+    for index, configuration in enumerate(configs, start=1):
+        note(f"checking configuration {index}/{len(configs)}: {configuration['label']}")
+        resolve(study, configuration, wave3d, nodes, launcher, machine["sockets"])
+    return machine, axes, configs, excluded
+
+
+def describe(configs, excluded, repetitions):
+    for c in configs:
+        print(f"{c['id']}: {c['ranks']} rank(s) x {c['threads_per_rank']} thread(s), "
+              f"{c['compute_cores_per_node']} compute core(s) per node, daemon {'on' if c['daemon'] else 'off'}")
+        print(f"  {' '.join(c['launcher'])} {' '.join(c['program'])}")
+    for e in excluded:
+        print(f"excluded: {e['parameters']}")
+    print(f"{len(configs)} configuration(s) x {repetitions} repetition(s) = {len(configs) * repetitions} run(s)")
+
+
+def raise_interrupted(signum, _frame):
+    raise Interrupted(signal.Signals(signum).name)
+
+
+def run_study(options):
+    """Returns the exit status: 0 when every run finished and verified, 1 when some did not, 143 when
+    the runner was stopped. StudyError (status 2) before anything ran."""
+    root = Path(options.root).resolve()
+    study = load(options.study, root)
+    env = dict(os.environ)
+    wave3d = Wave3d(options.wave3d, env)
+    launcher = "mpirun" if options.launcher == "local" else options.launcher
+    hostfile_args = ["--hostfile", options.hostfile] if options.hostfile else []
+    machine, axes, configs, excluded = expand(study, wave3d, options.nodes, launcher)
+    repetitions = study.settings["study.repetitions"]
+    if options.dry_run:
+        describe(configs, excluded, repetitions)
+        return 0
+    if any(c["daemon"] for c in configs) and not Path(options.noise).is_file():
+        raise StudyError(f"wave3d-noise binary '{options.noise}' not found: build it or set WAVE3D_NOISE_BIN")
+
+    study_dir = study_directory(study, root, options.job_id, options.results)
+    if (study_dir / "study.json").exists():
+        raise StudyError(f"{study_dir} already holds a study; a job id is used once")
+    study_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(study.path, study_dir / "study.toml")
+    for c in configs:
+        c["launcher"] = [c["launcher"][0], *hostfile_args, *c["launcher"][1:]]
+        (study_dir / c["dir"]).mkdir(parents=True, exist_ok=True)
+        (study_dir / c["dir"] / "plan.txt").write_text(wave3d.plan_text(c["plan_options"], f"{c['label']}: wave3d plan"))
+
+    job = {"scheduler": options.scheduler, "job_id": options.job_id, "nodes": options.nodes,
+           "host": socket.gethostname(), "launcher": launcher, "started_utc": utc_now(), "finished_utc": None,
+           "runner": sys.argv}
+    # Repetition-major: every configuration once, then again, so drift of the machine spreads evenly.
+    runs = [{"configuration": c["id"], "repetition": rep, "dir": f"{c['dir']}/rep{rep}", "status": "pending",
+             "exit_status": None, "seconds": None, "started_utc": None}
+            for rep in range(1, repetitions + 1) for c in configs]
+    by_id = {c["id"]: c for c in configs}
+
+    def save():
+        write_json_atomically(study_dir / "study.json",
+                              study_document(study, job, machine, axes, configs, excluded, runs))
+
+    save()
+    note(f"study {study.settings['study.name']}, {options.scheduler} job {options.job_id} on {options.nodes} "
+         f"node(s): {len(configs)} configuration(s) x {repetitions} repetition(s) = {len(runs)} run(s) "
+         f"in {study_dir}")
+    context = RunContext(study_dir, Path(options.noise), options.nodes,
+                         "local" if options.launcher == "local" else launcher, hostfile_args,
+                         study.settings["study.run_timeout_seconds"], env)
+    previous = {s: signal.signal(s, raise_interrupted) for s in (signal.SIGTERM, signal.SIGINT)}
+    status = 0
+    try:
+        for index, run in enumerate(runs, start=1):
+            execute_run(context, by_id[run["configuration"]], run)
+            save()
+            throughput = f", {run['mpoints_per_second']:.1f} MPoints/s" if run.get("mpoints_per_second") else ""
+            note(f"[{index}/{len(runs)} done, {len(runs) - index} to go] {run['configuration']} rep "
+                 f"{run['repetition']}: {run['status']}{throughput}, {run['seconds']:.1f} s")
+    except Interrupted as stop:
+        note(f"stopped by {stop}: {sum(r['status'] == 'pending' for r in runs)} run(s) not started")
+        status = 143
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        job["finished_utc"] = utc_now()
+        save()
+    bad = [r for r in runs if r["status"] != "done" or r.get("verification") == "FAILED"]
+    if status == 0 and bad:
+        note(f"{len(bad)} of {len(runs)} run(s) did not finish and verify: "
+             + ", ".join(f"{r['dir']} ({r['status']})" for r in bad[:10]))
+        status = 1
+    note(f"results in {study_dir}; report: jobscripts/wave3d-study report {study_dir}")
+    return status
