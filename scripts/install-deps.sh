@@ -12,7 +12,7 @@ packages=(
   libpapi-dev papi-tools
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev
-  python3-numpy python3-matplotlib python3-h5py
+  python3-numpy python3-matplotlib python3-h5py python3-tomli-w
   # The tests labelled `slurm` (a private Slurm on loopback, scripts/slurm/): the daemons, sbatch/srun/
   # squeue, munge for authentication, and qsub over Slurm (slurm-wlm-torque) for the PBS job scripts.
   slurmctld slurmd slurm-client munge slurm-wlm-torque

@@ -101,7 +101,7 @@ def check(args):
     state = wait_for_job(job_id, env, args.timeout)
     show_file(out, "single study output")
     expect(state == "COMPLETED" and job_exit_code(job_id, env) == "0:0", f"single study job {job_id} completed")
-    run_json = json.loads((work / "results" / "single" / job_id / "run" / "run.json").read_text())
+    run_json = json.loads((work / "results" / "single" / job_id / "runs" / "single" / "rep1" / "run.json").read_text())
     expect(run_json["verification"]["status"] == "VERIFIED", "the run VERIFIED")
     threads = [t for rank in run_json["binding"] for t in rank["binding"]["threads"]]
     for t in threads:

@@ -10,9 +10,10 @@ repository root as a user would. `plain` submits configs/studies/single.toml as 
 copy with two ranks (rank-per-core), wave3d-noise on the node, and shell code in configuration strings,
 which must arrive as data: nothing may execute it.
 
-Checked: the job completes with exit code 0; <results>/single/<job id>/ holds study.toml, plan.txt,
-job.json (scheduler, job id, launcher words, exit status 0) and run/run.json whose provenance.batch_job
-names the job; the run verified itself on as many ranks as the launcher line started.
+Checked: the job completes with exit code 0; <results>/single/<job id>/ holds study.toml, study.json
+(scheduler, job id, launcher words, the run done with exit status 0), runs/single/plan.txt and
+runs/single/rep1/run.json whose provenance.batch_job names the job; the run verified itself on as many
+ranks as the launcher line started.
 """
 import argparse
 import json
@@ -91,16 +92,22 @@ def check(args):
     expect(code == "0:0", f"job exit code 0:0 (got {code})")
 
     study_dir = results / "single" / job_id
-    job = json.loads((study_dir / "job.json").read_text())
-    expect(job["job_id"] == job_id, f"job.json job_id {job['job_id']} is the scheduler's {job_id}")
-    expect(job["scheduler"] == ("slurm" if args.submit == "sbatch" else "pbs"), f"job.json scheduler {job['scheduler']}")
-    expect(job["exit_status"] == 0, f"job.json exit_status {job['exit_status']}")
-    launcher = job["launcher"]
+    record = json.loads((study_dir / "study.json").read_text())
+    job = record["job"]
+    expect(job["job_id"] == job_id, f"study.json job_id {job['job_id']} is the scheduler's {job_id}")
+    expect(job["scheduler"] == ("slurm" if args.submit == "sbatch" else "pbs"), f"study.json scheduler {job['scheduler']}")
+    expect(job["finished_utc"] is not None, "study.json says the study finished")
+    [configuration] = record["configurations"]
+    [run_record] = record["runs"]
+    expect(run_record["status"] == "done" and run_record["exit_status"] == 0,
+           f"the run is done with exit status 0 ({run_record['status']}, {run_record['exit_status']})")
+    launcher = configuration["launcher"]
     expect(launcher[0] == ("srun" if args.submit == "sbatch" else "mpirun"), f"launcher {' '.join(launcher)}")
     expect((study_dir / "study.toml").read_bytes() == Path(study).read_bytes(), "study.toml is the submitted study")
-    expect("Slurm" in (study_dir / "plan.txt").read_text(), "plan.txt holds wave3d plan's output")
+    expect("Slurm" in (study_dir / configuration["dir"] / "plan.txt").read_text(), "plan.txt holds wave3d plan's output")
 
-    run_json = json.loads((study_dir / "run" / "run.json").read_text())
+    run_dir = study_dir / run_record["dir"]
+    run_json = json.loads((run_dir / "run.json").read_text())
     batch_job = run_json["provenance"]["batch_job"]
     expect(batch_job == {"scheduler": "slurm", "job_id": job_id},
            f"run.json provenance.batch_job {batch_job} names the Slurm job")
@@ -114,11 +121,12 @@ def check(args):
 
     if args.variant == "hostile":
         expect(not canary.exists(), f"no configuration string was executed ({canary} absent)")
-        expect(run_json["config"]["output"]["name"] == "run", "the study's output settings came last")
-        logs = sorted((study_dir / "daemon").glob("noise-*.tsv"))
+        expect(run_json["config"]["output"]["name"] == "rep1", "the runner's output settings came last")
+        logs = sorted((run_dir / "daemon").glob("noise-*.tsv"))
         expect(len(logs) == 1 and logs[0].read_text().strip(), f"the daemon logged bursts on the node: {logs}")
-        expect("daemon" in job and job["daemon"]["command"][0] == "srun", "job.json records the daemon's command")
-        leftovers = subprocess.run(["pgrep", "-f", str(study_dir / "daemon")], capture_output=True, text=True).stdout
+        expect(configuration["daemon"] and run_record.get("daemon_exit_status") == 0,
+               f"study.json records the daemon and its exit status ({run_record.get('daemon_exit_status')})")
+        leftovers = subprocess.run(["pgrep", "-f", str(run_dir / "daemon")], capture_output=True, text=True).stdout
         expect(not leftovers.strip(), "no daemon left running after the job")
     if args.submit == "qsub":
         print("not covered by Slurm's PBS compatibility:")

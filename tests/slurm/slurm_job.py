@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import tomli_w  # Debian: python3-tomli-w
+
 FINAL_STATES = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY",
                 "BOOT_FAIL", "DEADLINE"}
 
@@ -86,23 +88,8 @@ def main_guard(body):
     print("PASS")
 
 
-def toml_value(value):
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    return json.dumps(value)  # a JSON string is a valid TOML basic string
-
-
 def write_toml(path, data):
-    lines = []
-    for section, table in data.items():
-        lines.append(f"[{section}]")
-        lines += [f"{key} = {toml_value(value)}" for key, value in table.items()]
-        lines.append("")
-    Path(path).write_text("\n".join(lines))
+    Path(path).write_text(tomli_w.dumps(data))
 
 
 def expect(condition, what):

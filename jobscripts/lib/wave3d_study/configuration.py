@@ -63,7 +63,8 @@ def resolve(study, configuration, wave3d, nodes, launcher, sockets):
     plan = planned["plan"]
     sets = run_settings(settings, parameters, placement, plan["threads_per_rank"])
     run_args = [settings["run.config"]] + [a for s in sets for a in ("--set", s)]
-    wave3d.check_run(run_args, f"{what}: wave3d run refused the configuration")
+    # The runner names each run's output last (execute.py); the check sees the same last word.
+    wave3d.check_run([*run_args, "--set", 'output.name="rep1"'], f"{what}: wave3d run refused the configuration")
     daemon = section_values(settings, "daemon", parameters)
     configuration.update({
         "dir": f"runs/{configuration['id']}",

@@ -55,19 +55,33 @@ class Daemon:
     def __enter__(self):
         self.directory.mkdir(parents=True, exist_ok=True)
         (self.directory / "stop").unlink(missing_ok=True)
-        self.process = subprocess.Popen(self.command, env=self.env, start_new_session=True)
-        deadline = time.monotonic() + START_SECONDS
-        while len(list(self.directory.glob("noise-*.tsv"))) < self.nodes:
-            if self.process.poll() is not None:
-                raise StudyError(f"the daemon ended (status {self.process.returncode}) before it ran on all "
-                                 f"{self.nodes} node(s); its message is above")
-            if time.monotonic() > deadline:
-                self._terminate()
-                raise StudyError(f"the daemon did not start on all {self.nodes} node(s) within {START_SECONDS} s")
-            time.sleep(0.1)
+        self.output = open(self.directory / "output.txt", "wb")  # the daemons' summary lines
+        self.process = subprocess.Popen(self.command, env=self.env, stdout=self.output, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+        try:
+            self._wait_for_every_node()
+        except BaseException:  # also the runner's own stop signal: never leave a daemon behind
+            self._terminate()
+            self.output.close()
+            raise
         return self
 
+    def _wait_for_every_node(self):
+        deadline = time.monotonic() + START_SECONDS
+        while len(list(self.directory.glob("noise-*.tsv"))) < self.nodes:
+            problem = None
+            if self.process.poll() is not None:
+                problem = (f"the daemon ended (status {self.process.returncode}) before it ran on all {self.nodes} "
+                           f"node(s); see {self.directory / 'output.txt'}")
+            elif time.monotonic() > deadline:
+                problem = f"the daemon did not start on all {self.nodes} node(s) within {START_SECONDS} s"
+            if problem:
+                raise StudyError(problem)
+            time.sleep(0.1)
+
     def _terminate(self):
+        if self.process.poll() is not None:
+            return
         try:
             os.killpg(self.process.pid, signal.SIGTERM)
         except ProcessLookupError:
@@ -86,4 +100,5 @@ class Daemon:
             self._terminate()
             self.exit_status = self.process.returncode
         (self.directory / "stop").unlink(missing_ok=True)
+        self.output.close()
         return False

@@ -9,6 +9,7 @@ import time
 
 from .daemon import Daemon
 from .record import utc_now
+from .settings import StudyError
 
 KILL_GRACE_SECONDS = 30
 
@@ -40,34 +41,45 @@ def read_outcome(run_dir):
             "verification": result.get("verification", {}).get("status")}
 
 
-def execute_run(context, configuration, run):
-    """Fills `run` (a study.json runs entry) with what happened."""
+def wait_for_run(command, output, env, timeout, run, began):
+    """(exit status, status) of the run's launcher; stops it at the time limit or when the runner is
+    told to stop."""
+    process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    try:
+        exit_status = process.wait(timeout=timeout)
+        return exit_status, "done" if exit_status == 0 else "failed"
+    except subprocess.TimeoutExpired:
+        stop_process_group(process)
+        return process.returncode, "timeout"
+    except Interrupted:
+        stop_process_group(process)
+        run.update({"status": "interrupted", "exit_status": process.returncode,
+                    "seconds": round(time.monotonic() - began, 3)})
+        raise
+
+
+def execute_run(context, configuration, run, started):
+    """Fills `run` (a study.json runs entry) with what happened; calls started() once the run is marked
+    running (the runner saves study.json then, so a look at it shows what is going on)."""
     run_dir = context.study_dir / run["dir"]
     run_dir.mkdir(parents=True, exist_ok=True)
     command = [*configuration["launcher"], *configuration["program"],
                "--set", f"output.directory={json.dumps(str(run_dir.parent))}",
                "--set", f"output.name={json.dumps(run_dir.name)}"]
     run.update({"command": command, "started_utc": utc_now(), "status": "running"})
+    started()
     daemon = contextlib.nullcontext()
     if configuration["daemon"]:
         daemon = Daemon(context.noise, configuration["daemon_settings"], run_dir / "daemon", context.daemon_launcher,
                         context.nodes, context.hostfile_args, context.env)
     timeout = context.run_timeout or None
     began = time.monotonic()
-    with open(run_dir / "output.txt", "wb") as output, daemon:
-        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=context.env,
-                                   start_new_session=True)
-        try:
-            exit_status = process.wait(timeout=timeout)
-            status = "done" if exit_status == 0 else "failed"
-        except subprocess.TimeoutExpired:
-            stop_process_group(process)
-            exit_status, status = process.returncode, "timeout"
-        except Interrupted:
-            stop_process_group(process)
-            run.update({"status": "interrupted", "exit_status": process.returncode,
-                        "seconds": time.monotonic() - began})
-            raise
+    try:
+        with open(run_dir / "output.txt", "wb") as output, daemon:
+            exit_status, status = wait_for_run(command, output, context.env, timeout, run, began)
+    except StudyError as e:  # the daemon could not be started: this run has no valid result
+        run.update({"status": "failed", "exit_status": None, "error": str(e), "seconds": None})
+        return run
     run.update({"status": status, "exit_status": exit_status, "seconds": round(time.monotonic() - began, 3)})
     if isinstance(daemon, Daemon):
         run["daemon_exit_status"] = daemon.exit_status

@@ -129,11 +129,13 @@ def run_study(options):
     status = 0
     try:
         for index, run in enumerate(runs, start=1):
-            execute_run(context, by_id[run["configuration"]], run)
+            execute_run(context, by_id[run["configuration"]], run, started=save)
             save()
-            throughput = f", {run['mpoints_per_second']:.1f} MPoints/s" if run.get("mpoints_per_second") else ""
+            details = [f"{run['mpoints_per_second']:.1f} MPoints/s"] if run.get("mpoints_per_second") else []
+            details += [f"{run['seconds']:.1f} s"] if run["seconds"] is not None else []
+            details += [run["error"]] if run.get("error") else []
             note(f"[{index}/{len(runs)} done, {len(runs) - index} to go] {run['configuration']} rep "
-                 f"{run['repetition']}: {run['status']}{throughput}, {run['seconds']:.1f} s")
+                 f"{run['repetition']}: {', '.join([run['status'], *details])}")
     except Interrupted as stop:
         note(f"stopped by {stop}: {sum(r['status'] == 'pending' for r in runs)} run(s) not started")
         status = 143

@@ -26,7 +26,10 @@ class Wave3d:
     def _call(self, args, what):
         done = subprocess.run([self.binary, *args], capture_output=True, env=self.env)
         if done.returncode != 0:
-            reason = done.stderr.decode(errors="replace").strip() or f"exit status {done.returncode}"
+            # One line: wave3d's own message, without CLI11's pointer to --help.
+            lines = [line.strip() for line in done.stderr.decode(errors="replace").splitlines()
+                     if line.strip() and not line.startswith("Run with --help")]
+            reason = " ".join(lines) or f"exit status {done.returncode}"
             raise StudyError(f"{what}: {reason}")
         return done.stdout
 

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Report a wave3d study directory: report.md, report.json and PNGs.
+
+Reads study.json and every run's run.json and steps.csv (the layout is in results/tools/README.md) and
+writes, by default into STUDY_DIR/report: a Markdown summary with one row per configuration (medians of the
+repetitions with their spread), the runs left out, the saturation curve, paired findings, the jitter
+extrapolation, and the plots it links to. Failed, timed-out and pending runs are listed, never counted.
+
+Exit codes: 0 on success, 2 for bad input (no study.json, a study.json of another format, an unreadable
+run.json or steps.csv, a bad option), 3 when numpy or matplotlib cannot be imported.
+"""
+
+import argparse
+import importlib.util
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+# Checked before anything imports them, so a missing package is one clear line rather than a traceback.
+_MISSING = [name for name in ("numpy", "matplotlib") if importlib.util.find_spec(name) is None]
+if _MISSING:
+    print(f"study_report.py: {sys.executable} cannot import {' and '.join(_MISSING)}; install Debian's python3-numpy "
+          "and python3-matplotlib, or run it with /usr/bin/python3", file=sys.stderr)
+    sys.exit(3)
+
+from wave3d_analysis.errors import InputError  # noqa: E402
+from wave3d_analysis.study import load_study  # noqa: E402
+from wave3d_analysis.study_findings import DEFAULT_SATURATION_TOLERANCE  # noqa: E402
+from wave3d_analysis.study_report import build_report, write_report  # noqa: E402
+
+
+def tolerance(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not 0.0 <= value < 100.0:
+        raise argparse.ArgumentTypeError(f"'{text}': must be a percentage from 0 to below 100")
+    return value / 100.0
+
+
+def build_parser():
+    p = argparse.ArgumentParser(prog="study_report.py", description=__doc__.split("\n\n")[1],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("study_dir", metavar="STUDY_DIR", help="a study directory (holds study.json)")
+    p.add_argument("--output", metavar="DIR", help="where to write the report (default: STUDY_DIR/report)")
+    p.add_argument("--saturation-tolerance", metavar="PERCENT", type=tolerance,
+                   default=DEFAULT_SATURATION_TOLERANCE,
+                   help="a line saturates at the fewest cores within this much of its best median "
+                        f"(default: {100 * DEFAULT_SATURATION_TOLERANCE:g})")
+    return p
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    output = args.output or os.path.join(args.study_dir, "report")
+    try:
+        study = load_study(args.study_dir)
+        report = build_report(study, args.saturation_tolerance)
+        written = write_report(study, report, output)
+    except InputError as e:
+        print(f"study_report.py: {e}", file=sys.stderr)
+        return 2
+    runs = report["runs"]
+    count = len(study.configurations)
+    print(f"study {study.name}: {count} configuration{'' if count == 1 else 's'}, {runs['counted']} of "
+          f"{runs['total']} runs count; wrote {len(written)} files to {output} (report.md, report.json)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,284 @@
+"""report.md of a study, written from the report's JSON document (study_report.build_report) only, so
+everything the Markdown says is also in report.json."""
+
+from .study import value_text
+
+_WORDS_PER_COUNT = {"compute cores per socket": "compute core per socket", "compute cores per node":
+                    "compute core per node"}
+
+
+def _cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _f(value, digits=1, suffix=""):
+    return "n/a" if value is None else f"{value:.{digits}f}{suffix}"
+
+
+def _count(n, noun):
+    """'1 socket', '2 sockets', '2 cores per socket'."""
+    head, _, tail = noun.partition(" ")
+    plural = head if n == 1 else head + "s"
+    return f"{n} {plural}" + (f" {tail}" if tail else "")
+
+
+def _cores(n, words):
+    return f"{n} {_WORDS_PER_COUNT.get(words, words) if n == 1 else words}"
+
+
+def _table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def _job_lines(report):
+    job, machine, study = report["job"], report["machine"], report["study"]
+    scheduler = job.get("scheduler") or "unknown scheduler"
+    nodes = job.get("nodes")
+    job_text = f"{scheduler} job {job.get('job_id', 'n/a')}"
+    if nodes is not None:
+        job_text += f" on {nodes} node{'s' if nodes != 1 else ''}"
+    details = [f"{k} {job[k]}" for k in ("host", "launcher") if job.get(k)]
+    if details:
+        job_text += f" ({', '.join(details)})"
+    finished = job.get("finished_utc") or "not finished (the job was cut short or is still running)"
+    machine_text = machine.get("summary") or "not recorded"
+    extra = [_count(machine[k], w) for k, w in (("sockets", "socket"), ("numa_nodes", "NUMA node"),
+                                                 ("cores_per_socket", "core per socket")) if machine.get(k) is not None]
+    if extra:
+        machine_text += f" ({', '.join(extra)})"
+    runs = report["runs"]
+    left_out = [f"{runs[k]} {k}" for k in ("failed", "timeout", "pending") if runs[k]]
+    if runs["verification_failed"]:
+        left_out.append(f"{runs['verification_failed']} failed verification")
+    runs_text = f"{runs['counted']} of {runs['total']} count" + (f" ({', '.join(left_out)})" if left_out else "")
+    rows = [("study file", f"`{study['file']}`" if study.get("file") else "not recorded"),
+            ("study directory", f"`{report['study_directory']}`"),
+            ("job", job_text), ("started", job.get("started_utc") or "not recorded"), ("finished", finished),
+            ("machine", machine_text),
+            ("repetitions", f"{value_text(report['repetitions'])} per configuration"), ("runs", runs_text)]
+    return ["| | |", "|---|---|"] + [f"| {k} | {_cell(v)} |" for k, v in rows]
+
+
+def _axes_lines(report):
+    lines = ["## Axes", ""]
+    if not report["axes"]:
+        return lines + ["The study has no axes: one configuration.", ""]
+    rows = [(f"`{a['name']}`" + (f" ({a['short_name']})" if a["varying"] else ""),
+             ", ".join(value_text(v) for v in a["values"]) + ("" if a["varying"] else " (fixed)"))
+            for a in report["axes"]]
+    lines += _table(["axis", "values"], rows) + [""]
+    for e in report["excluded_combinations"]:
+        params = " ".join(f"{k}={value_text(v)}" for k, v in (e.get("parameters") or {}).items())
+        lines.append(f"- not run: {params}: {e.get('reason', 'no reason recorded')}")
+    if report["excluded_combinations"]:
+        lines.append("")
+    return lines
+
+
+def _configuration_lines(report):
+    header = ["configuration", "parameters", "ranks x threads", "runs ok", "MPoints/s median [min, max]",
+              "spread", "vs best", "p99 step ms", "noise ampl.", "exposed halo", "verification"]
+    rows = []
+    for c in report["configurations"]:
+        t = c["mpoints_per_second"]
+        if t is None:
+            throughput = "no result"
+        elif t["count"] == 1:
+            throughput = f"{t['median']:.2f} (1 run)"
+        else:
+            throughput = f"{t['median']:.2f} [{t['min']:.2f}, {t['max']:.2f}]"
+        spread = "n/a" if t is None else _f(t["spread_percent"], 1, " %")
+        rows.append((f"`{c['id']}`", c["short_label"], c["shape"], f"{c['runs_ok']}/{c['runs_total']}", throughput,
+                     spread, _f(c["ratio_to_best"], 3), _f(c["step_p99_ms_median"], 3),
+                     _f(c["noise_amplification_median"], 3), _f(c["halo_exposed_percent_median"], 1, " %"),
+                     c["verification"]))
+    best = report["best_configuration"]
+    notes = ("Medians over the runs that count (done and not failing verification); MPoints/s with the "
+             "minimum and maximum of the repetitions, spread = (max - min) / median; vs best: median over the "
+             f"best median (`{best}`); p99 step: the 99th percentile of all ranks' step times of a run; noise "
+             "amplification: mean per-step slowest rank over median rank (1 = no rank ever late); exposed halo: "
+             "share of the step spent packing, waiting for and unpacking halos.") if best else \
+        "No configuration has a run that counts: there are no numbers to show."
+    return ["## Configurations", ""] + _table(header, rows) + ["", notes, ""]
+
+
+def _left_out_lines(report):
+    lines = ["## Runs left out of the statistics", ""]
+    if not report["left_out"]:
+        return lines + ["None: every run counts.", ""]
+    for r in report["left_out"]:
+        lines.append(f"- `{r['configuration']}` rep {r['repetition']} (`{r['dir']}`): {r['reason']}")
+    return lines + [""]
+
+
+def _saturation_lines(report):
+    sat = report["saturation"]
+    lines = ["## Saturation", ""]
+    if sat["note"]:
+        return lines + [sat["note"], ""]
+    words = sat["words"]
+    tolerance = 100 * sat["tolerance"]
+    lines += [f"![saturation curve]({report['plots']['saturation']})", "",
+              f"Saturation point: the fewest {words} within {tolerance:g} % of the line's best median.", ""]
+    for line in sat["lines"]:
+        points = ", ".join(f"{p['cores']}: " + ("no result" if p["mpoints_per_second"] is None else
+                                                 f"{p['mpoints_per_second']['median']:.2f}") for p in line["points"])
+        best, s = line["best"], line["saturation"]
+        if best is None:
+            lines.append(f"- **{line['label']}** ({words}: MPoints/s) {points}: no result")
+            continue
+        lines.append(f"- **{line['label']}** ({words}: median MPoints/s) {points}; best {best['median']:.2f} at "
+                     f"{best['cores']}; saturates at **{s['cores']}** ({100 * s['fraction_of_best']:.1f} % "
+                     "of the best)")
+    lines.append("")
+    surplus = [line["surplus"] for line in sat["lines"] if line.get("surplus")]
+    if surplus:
+        lines += ["### Surplus cores and the daemon", ""]
+        for line, finding in ((l, l["surplus"]) for l in sat["lines"] if l.get("surplus")):
+            lines.append(f"- {line['label']}: {_surplus_text(finding, words)}")
+        lines += ["", _surplus_verdict(surplus), ""]
+    return lines
+
+
+def _surplus_text(f, words):
+    all_text = ("all " if f["all_cores_is_machine"] else "") + _cores(f["all_cores"], words)
+    spread = {True: "within the spread of the repetitions",
+              False: "beyond the spread of the repetitions (their min-max ranges do not overlap)",
+              None: "from a single run on one side, which has no spread to judge by"}[f["within_spread"]]
+    numbers = f"median {f['fewer_cores_median']:.2f} against {f['all_cores_median']:.2f} MPoints/s " \
+              f"({f['gain_percent']:+.1f} %), {spread}"
+    if f["fewer_beat_all"]:
+        return f"{_cores(f['fewer_cores'], words)} is faster than {all_text}: {numbers}."
+    return f"{all_text} are fastest; the best with fewer, {_cores(f['fewer_cores'], words)}: {numbers}."
+
+
+def _clear_win(findings):
+    return any(f["fewer_beat_all"] and f["within_spread"] is False for f in findings)
+
+
+def _surplus_verdict(findings):
+    on = [f for f in findings if f["daemon"] is True]
+    off = [f for f in findings if f["daemon"] is False]
+    if not on:
+        return "No line ran with the daemon, so the study cannot say whether surplus cores absorb it."
+    if _clear_win(on) and off and _clear_win(off):
+        return ("Fewer computing cores are faster with and without the daemon: the last cores do not pay even on "
+                "a quiet node (the computation does not scale to them), so this is not the daemon being absorbed; "
+                "compare the gains with and without it.")
+    if _clear_win(on):
+        qualifier = "" if off else " (the study has no daemon-off line to compare with)"
+        return ("With the daemon running, leaving cores to it beats computing on all of them: the surplus-core "
+                f"finding of the Lattice QCD study holds on this machine{qualifier}.")
+    if any(f["fewer_beat_all"] for f in on):
+        return ("With the daemon running, fewer computing cores are ahead, but within the spread of the "
+                "repetitions or from a single run: more repetitions are needed to call it.")
+    return "With the daemon running, computing on every core is still fastest: surplus cores do not pay here."
+
+
+def _findings_lines(report):
+    if not report["findings"]:
+        return []
+    lines = ["## Findings", ""]
+    for f in report["findings"]:
+        lines += [f"### {f['title']} (`{f['axis']}`)", ""]
+        if not f["rows"]:
+            lines += ["No two configurations differ only in this axis.", ""]
+            continue
+        base = value_text(f["baseline"])
+        rows = []
+        for r in f["rows"]:
+            ratio = "no result" if r["ratio"] is None else f"{r['ratio']:.3f}"
+            if r["within_spread"]:
+                ratio += " (within the spread)"
+            rows.append((r["label"], f"{f['short_name']}={value_text(r['value'])}", _f(r["median"], 2),
+                         _f(r["baseline_median"], 2), ratio))
+        lines += _table(["other parameters", "compared", "MPoints/s", f"MPoints/s at {base}", f"ratio to {base}"],
+                        rows)
+        lines += ["", "Ratios of median throughputs; 'within the spread' when the two configurations' min-max "
+                      "ranges overlap (a single run has no spread to judge by).", ""]
+    return lines
+
+
+def _step_time_lines(report):
+    plots = report["plots"]
+    lines = ["## Step times", "",
+             "Total step time per rank and step of each configuration's median-throughput repetition:", ""]
+    lines += [f"![step-time heatmaps]({p})" for p in plots["heatmaps"]]
+    lines += ["", "All ranks' step times of every repetition that counts (steps after the first), p50 and p99 "
+                  "marked:", ""]
+    lines += [f"![step-time histograms]({p})" for p in plots["histograms"]]
+    return lines + [""]
+
+
+def _amplification_text(v):
+    if v is None:
+        return "n/a"
+    if v.get("relative_difference") is None:
+        return f"measured {v['measured_amplification']:.3f} (1 rank: no check)"
+    return f"{v['predicted_amplification']:.3f} / {v['measured_amplification']:.3f}"
+
+
+def _extrapolation_lines(report):
+    ext = report["extrapolation"]
+    lines = ["## Jitter at scale", ""]
+    entries = [e for e in ext["configurations"] if e.get("predictions")]
+    if not entries:
+        return lines + ["No configuration has step times (steps.csv) to extrapolate from.", ""]
+    lines += ["Each configuration's median repetition, its own per-rank step times as the noise, uncoordinated "
+              "between ranks: the expected step of N bulk-synchronous ranks, as a slowdown over the "
+              "configuration's own expected step on one rank (model and assumptions: results/tools/README.md, "
+              "extrapolate.py).", "", f"![jitter extrapolation]({report['plots']['extrapolation']})", ""]
+    counts = [n for n in entries[0]["predictions"] if n["ranks"] >= 100]
+    header = ["configuration", "rep", "ranks", "step ms (1 rank)", "amplification model / measured"]
+    header += [f"N={p['ranks']:.0e}".replace("e+0", "e") for p in counts]
+    rows, limited = [], False
+    for e in entries:
+        cells = [e["label"], str(e["repetition"]), str(e["ranks"]), f"{e['one_rank_step_s'] * 1e3:.3f}",
+                 _amplification_text(e["validation"])]
+        for p in e["predictions"]:
+            if p["ranks"] >= 100:
+                cells.append(f"{p['slowdown']:.3f}" + ("*" if p["tail_limited"] else ""))
+                limited |= p["tail_limited"]
+        rows.append(cells)
+    lines += _table(header, rows)
+    if limited:
+        lines.append("")
+        lines.append("\\* N at or beyond the rank-steps measured: the expected maximum rests on the largest few "
+                     "measured step times; a longer run could show a worse tail.")
+    for e in ext["configurations"]:
+        if not e.get("predictions"):
+            lines.append(f"- {e['label']}: not extrapolated ({e['note']})")
+    lines.append("")
+    reserved = ext["reserved"]
+    if reserved is not None:
+        lines += ["### Reserving cores", ""]
+        if reserved["note"]:
+            lines.append(reserved["note"])
+        for p in reserved["pairs"]:
+            head = f"- `{p['reserved']}` ({p['reserved_label']}) against `{p['all_cores']}` ({p['all_cores_label']})"
+            if p["note"]:
+                lines.append(f"{head}: {p['note']}")
+                continue
+            lines.append(f"{head}: reserving wins, uncoordinated noise: {p['verdict']['uncoordinated']}; "
+                         f"co-scheduled noise: {p['verdict']['co-scheduled']}.")
+        lines.append("")
+    return lines
+
+
+def format_markdown(report):
+    study = report["study"]
+    lines = [f"# Study {study['name']}", ""]
+    if study.get("description"):
+        lines += [study["description"], ""]
+    lines += _job_lines(report) + [""]
+    lines += _axes_lines(report)
+    lines += _configuration_lines(report)
+    lines += _left_out_lines(report)
+    lines += ["## Throughput", "", f"![throughput per configuration]({report['plots']['throughput']})", ""]
+    lines += _saturation_lines(report)
+    lines += _findings_lines(report)
+    lines += _step_time_lines(report)
+    lines += _extrapolation_lines(report)
+    return "\n".join(lines).rstrip("\n") + "\n"

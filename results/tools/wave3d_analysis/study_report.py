@@ -1,0 +1,116 @@
+"""A study directory -> report.md, report.json and the PNGs (study_plots.py) in an output directory.
+
+Everything is computed before the first file is written, so bad input writes nothing. Each file is
+written under a temporary name and renamed into place, report.md last: a report that fails half-way
+leaves the previous report.md as it was."""
+
+import json
+import os
+
+from .errors import InputError
+from .study_findings import DEFAULT_SATURATION_TOLERANCE, paired_findings, saturation, strip_private
+from .study_jitter import configuration_extrapolations, reserved_comparisons
+from . import study_plots
+from .study_markdown import format_markdown
+from .study_stats import axis_short_names, best_configuration, configuration_rows, short_labels
+
+REPORT_FORMAT = "wave3d-study-report/1"
+NUMBERED_PLOTS = ("step_heatmap", "step_histograms")
+
+
+def _run_counts(study):
+    runs = study.runs
+    counts = {"total": len(runs), "counted": sum(r.counts for r in runs),
+              "verification_failed": sum(r.status == "done" and not r.counts for r in runs)}
+    for status in ("done", "failed", "timeout", "pending"):
+        counts[status] = sum(r.status == status for r in runs)
+    return counts
+
+
+def build_report(study, tolerance=DEFAULT_SATURATION_TOLERANCE):
+    """Everything the report shows, as a JSON-ready dict (report.json); keys starting with '_' are kept for the
+    plots and left out of the file."""
+    labels = short_labels(study)
+    varying = study.varying_axes()
+    short = axis_short_names(varying)
+    rows = configuration_rows(study, labels)
+    sat = saturation(study, tolerance)
+    entries, scenarios = configuration_extrapolations(study, labels)
+    count = len(study.configurations)
+    return {
+        "format": REPORT_FORMAT,
+        "study_directory": study.directory,
+        "study": {"name": study.name, "description": study.description, "file": study.file},
+        "job": study.job, "machine": study.machine, "repetitions": study.repetitions,
+        "axes": [{"name": n, "values": v, "varying": n in varying, "short_name": short.get(n)} for n, v in study.axes],
+        "options": {"saturation_tolerance": tolerance},
+        "runs": _run_counts(study),
+        "configurations": rows,
+        "best_configuration": best_configuration(rows),
+        "left_out": [{"configuration": r.configuration, "repetition": r.repetition, "dir": r.dir, "status": r.status,
+                      "reason": r.problem} for r in study.runs if not r.counts],
+        "excluded_combinations": study.excluded,
+        "saturation": strip_private(sat),
+        "findings": paired_findings(study),
+        "extrapolation": {"configurations": entries, "reserved": reserved_comparisons(study, labels, scenarios)},
+        "plots": {"throughput": "throughput.png",
+                  "saturation": None if sat["note"] else "saturation.png",
+                  "heatmaps": study_plots.page_names("step_heatmap", count),
+                  "histograms": study_plots.page_names("step_histograms", count),
+                  "extrapolation": "extrapolation.png" if scenarios else None},
+        "_saturation": sat,
+        "_labels": labels,
+    }
+
+
+def _write_text(path, text):
+    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise InputError(path, f"cannot write ({e.strerror})") from None
+
+
+def _remove_stale_pages(output_dir, plots):
+    """Numbered pages of an earlier report of more configurations than this one has."""
+    current = set(plots["heatmaps"]) | set(plots["histograms"])
+    for name in os.listdir(output_dir):
+        stem, _, rest = name.partition("-")
+        if stem in NUMBERED_PLOTS and rest[:-4].isdigit() and name.endswith(".png") and name not in current:
+            os.unlink(os.path.join(output_dir, name))
+
+
+def write_report(study, report, output_dir):
+    """The PNGs, report.json, then report.md into output_dir (created if missing). Returns the paths written."""
+    try:
+        os.makedirs(output_dir, exist_ok=True)
+    except OSError as e:
+        raise InputError(output_dir, f"cannot create the output directory ({e.strerror})") from None
+    plots, labels = report["plots"], report["_labels"]
+    written = []
+
+    def at(name):
+        path = os.path.join(output_dir, name)
+        written.append(path)
+        return path
+
+    try:
+        study_plots.plot_throughput(report["configurations"], at(plots["throughput"]), study.name)
+        if plots["saturation"]:
+            study_plots.plot_saturation(report["_saturation"], at(plots["saturation"]), study.name)
+        study_plots.plot_heatmaps(study, labels, [at(p) for p in plots["heatmaps"]])
+        study_plots.plot_histograms(study, labels, [at(p) for p in plots["histograms"]])
+        if plots["extrapolation"]:
+            study_plots.plot_extrapolation(report["extrapolation"]["configurations"], at(plots["extrapolation"]),
+                                           study.name)
+    except OSError as e:
+        raise InputError(written[-1] if written else output_dir, f"cannot write ({e.strerror})") from None
+    public = {k: v for k, v in report.items() if not k.startswith("_")}
+    _write_text(at("report.json"), json.dumps(public, indent=1) + "\n")
+    _write_text(at("report.md"), format_markdown(public))
+    _remove_stale_pages(output_dir, plots)
+    return written
