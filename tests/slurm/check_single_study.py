@@ -78,7 +78,7 @@ def check(args):
     else:
         study = source_study
     env = cluster_environment(args.cluster, {"WAVE3D_BIN": args.wave3d, "WAVE3D_NOISE_BIN": args.noise,
-                                             "WAVE3D_RESULTS": str(results)})
+                                             "WAVE3D_RESULTS": str(results), "WAVE3D_PYTHON": sys.executable})
     env.pop("WAVE3D_ROOT", None)  # the scripts must find the repository from the submit directory
     out_file = work / f"{args.submit}-{args.variant}.out"
     out_file.unlink(missing_ok=True)
