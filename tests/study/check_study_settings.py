@@ -10,12 +10,16 @@ study that cannot run as written is refused with one line that names the setting
 - refused: unknown section, key or axis, wrong types, an exclude naming no axis, a core count the
   sockets do not have, compute cores with a layout that cannot express them, a placement `wave3d plan`
   refuses, a run setting `wave3d run --check` refuses, everything excluded, bad names, NUL, broken TOML;
+- a configuration needing more CPUs per node than the job has (SLURM_CPUS_ON_NODE, PBS_NUM_PPN, the
+  process's affinity) is refused;
+- every study has a Slurm and a PBS template, valid bash, defaulting to that study;
 - `wave3d plan --print-argv srun|mpirun` and `--json` give exactly the words of the lines it prints.
 """
 import argparse
 import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 from study_support import expect, main_guard, mpi_environment, study_runner, write_toml
@@ -98,6 +102,45 @@ def check_refusals(args, work):
     expect(done.returncode == 2 and "no-such-study.toml" in done.stderr, "a missing study file is named")
 
 
+def check_allocation(args):
+    """A configuration needing more CPUs per node than the job has is refused, whatever says so."""
+    single = Path(args.root) / "configs/studies/single.toml"
+    needed = machine(args)["cores"]
+    if needed < 2:
+        print("skipped: the allocation check needs a machine with 2 or more cores")
+        return
+    command = [sys.executable, str(Path(args.root) / "jobscripts/wave3d-study"), "run", "--dry-run", "--wave3d",
+               args.wave3d, "--noise", args.noise]
+    slurm = subprocess.run(command + ["--scheduler", "slurm", "--job-id", "5", "--nodes", "1", "--launcher", "srun",
+                                      "--", str(single)],
+                           capture_output=True, text=True, env=mpi_environment({"SLURM_CPUS_ON_NODE": "1"}))
+    expect(slurm.returncode == 2 and f"needs {needed} CPUs per node, but the job has 1 (SLURM_CPUS_ON_NODE)"
+           in slurm.stderr, f"a Slurm job with 1 CPU on the node is refused ({slurm.stderr.strip()[-300:]})")
+    pbs = subprocess.run(command + ["--scheduler", "pbs", "--job-id", "5.server", "--nodes", "1", "--", str(single)],
+                         capture_output=True, text=True, env=mpi_environment({"PBS_NUM_PPN": "1"}))
+    expect(pbs.returncode == 2 and "(PBS_NUM_PPN)" in pbs.stderr, "a PBS job with ppn=1 is refused")
+    local = subprocess.run(["taskset", "-c", "0", *command, "--local", "--", str(single)], capture_output=True,
+                           text=True, env=mpi_environment())
+    expect(local.returncode == 2 and "(this process's CPU affinity)" in local.stderr,
+           "a local study on fewer CPUs than its plan needs is refused")
+    fits = subprocess.run(command + ["--scheduler", "slurm", "--job-id", "5", "--nodes", "1", "--", str(single)],
+                          capture_output=True, text=True, env=mpi_environment({"SLURM_CPUS_ON_NODE": str(needed)}))
+    expect(fits.returncode == 0, f"a job with the CPUs the plan needs is accepted ({fits.stderr.strip()[-300:]})")
+
+
+def check_templates(args):
+    """One Slurm and one PBS template per study, each valid bash, each defaulting to its own study."""
+    root = Path(args.root)
+    for study in sorted((root / "configs/studies").glob("*.toml")):
+        for template in (root / f"jobscripts/slurm/{study.stem}.sbatch", root / f"jobscripts/pbs/{study.stem}.pbs"):
+            expect(template.is_file(), f"{template.relative_to(root)} exists")
+            syntax = subprocess.run(["bash", "-n", str(template)], capture_output=True, text=True)
+            expect(syntax.returncode == 0, f"{template.name} is valid bash {syntax.stderr.strip()}")
+            text = template.read_text()
+            expect(f"configs/studies/{study.name}" in text and f"wave3d-{study.stem}" in text,
+                   f"{template.name} defaults to {study.name} and names its job wave3d-{study.stem}")
+
+
 def check_plan_words(args):
     env = mpi_environment()
     cases = [["--layout", "rank-per-socket"], ["--layout", "rank-per-core", "--nodes", "4"],
@@ -124,7 +167,8 @@ def main():
     args = parser.parse_args()
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    main_guard(lambda: (check_shipped_studies(args), check_refusals(args, work), check_plan_words(args)))
+    main_guard(lambda: (check_shipped_studies(args), check_refusals(args, work), check_allocation(args),
+                        check_templates(args), check_plan_words(args)))
 
 
 if __name__ == "__main__":

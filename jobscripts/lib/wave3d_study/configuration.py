@@ -2,6 +2,7 @@
 the study's settings and the configuration's axis values, and checked before anything runs."""
 import json
 
+from .allocation import cpus_needed
 from .settings import StudyError
 from .sweep import COMPUTE_CORES, is_run_axis
 from .wave3d_tools import plan_options
@@ -75,6 +76,7 @@ def resolve(study, configuration, wave3d, nodes, launcher, sockets):
         "threads_per_rank": plan["threads_per_rank"],
         "compute_cores_per_node": plan["compute_cores_per_node"],
         "reserved_cores_per_node": len(plan["reserved_cores"]),
+        "cpus_per_node": cpus_needed(plan, planned["machine"]),
         "progress_thread": placement["progress_thread"],
         "daemon": daemon["enabled"],
         "daemon_settings": daemon,

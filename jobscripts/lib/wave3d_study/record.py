@@ -8,7 +8,7 @@ FORMAT = "wave3d-study/1"
 
 # What a configuration records; the rest of the runner's working data stays out of the file.
 CONFIGURATION_FIELDS = ("id", "label", "parameters", "dir", "ranks_per_node", "ranks", "threads_per_rank",
-                        "compute_cores_per_node", "reserved_cores_per_node", "progress_thread", "daemon",
+                        "compute_cores_per_node", "reserved_cores_per_node", "cpus_per_node", "progress_thread", "daemon",
                         "daemon_settings", "placement", "launcher", "program")
 
 

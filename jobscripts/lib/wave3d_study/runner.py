@@ -8,6 +8,7 @@ import socket
 import sys
 from pathlib import Path
 
+from .allocation import check_fits, cpus_per_node
 from .configuration import resolve
 from .execute import Interrupted, execute_run
 from .record import study_document, utc_now, write_json_atomically
@@ -51,7 +52,7 @@ def study_directory(study, root, job_id, results_override):
     return results.resolve() / study.settings["study.name"] / safe_job_id(job_id)
 
 
-def expand(study, wave3d, nodes, launcher):
+def expand(study, wave3d, nodes, launcher, allocation):
     """The machine, the axes and every configuration resolved and checked; a refusal stops the study
     before anything runs."""
     machine = wave3d.plan_json(["--layout", "rank-per-node", "--nodes", str(nodes)],
@@ -61,6 +62,7 @@ def expand(study, wave3d, nodes, launcher):
     for index, configuration in enumerate(configs, start=1):
         note(f"checking configuration {index}/{len(configs)}: {configuration['label']}")
         resolve(study, configuration, wave3d, nodes, launcher, machine["sockets"])
+    check_fits(configs, *allocation)
     return machine, axes, configs, excluded
 
 
@@ -87,7 +89,8 @@ def run_study(options):
     wave3d = Wave3d(options.wave3d, env)
     launcher = "mpirun" if options.launcher == "local" else options.launcher
     hostfile_args = ["--hostfile", options.hostfile] if options.hostfile else []
-    machine, axes, configs, excluded = expand(study, wave3d, options.nodes, launcher)
+    allocation = cpus_per_node(options.scheduler, env)
+    machine, axes, configs, excluded = expand(study, wave3d, options.nodes, launcher, allocation)
     repetitions = study.settings["study.repetitions"]
     if options.dry_run:
         describe(configs, excluded, repetitions)
@@ -106,6 +109,7 @@ def run_study(options):
         (study_dir / c["dir"] / "plan.txt").write_text(wave3d.plan_text(c["plan_options"], f"{c['label']}: wave3d plan"))
 
     job = {"scheduler": options.scheduler, "job_id": options.job_id, "nodes": options.nodes,
+           "cpus_per_node": allocation[0], "cpus_per_node_source": allocation[1],
            "host": socket.gethostname(), "launcher": launcher, "started_utc": utc_now(), "finished_utc": None,
            "runner": sys.argv}
     # Repetition-major: every configuration once, then again, so drift of the machine spreads evenly.
