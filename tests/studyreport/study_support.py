@@ -18,6 +18,16 @@ def report(*args):
     return subprocess.run([sys.executable, STUDY_REPORT, *args], capture_output=True, text=True, timeout=300)
 
 
+def load_json(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
 def is_png(path):
     with open(path, "rb") as f:
         return f.read(8) == PNG_SIGNATURE

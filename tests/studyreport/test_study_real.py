@@ -7,7 +7,6 @@ is recomputed here from the run.json files; nothing depends on how fast the mach
 """
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -16,19 +15,9 @@ import sys
 import tempfile
 import unittest
 
-from study_support import HERE, is_png, report
+from study_support import HERE, is_png, load_json, read, report
 
 BINARIES = None  # set from the command line in __main__
-
-
-def load_json(path):
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def read(path):
-    with open(path, encoding="utf-8") as f:
-        return f.read()
 
 
 class RealStudies(unittest.TestCase):

@@ -9,7 +9,7 @@ import statistics
 import tempfile
 import unittest
 
-from study_support import SyntheticStudy, done, is_png, report, write_json
+from study_support import SyntheticStudy, done, is_png, load_json, read, report, write_json
 
 SURPLUS_AXES = [("placement.compute_cores_per_socket", [1, 2, 4]), ("daemon.enabled", [False, True])]
 
@@ -39,16 +39,6 @@ def make_surplus(directory):
 
 def counted(runs):
     return [m for status, m, extra in runs if status == "done" and (extra or {}).get("verification") != "FAILED"]
-
-
-def load_json(path):
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def read(path):
-    with open(path, encoding="utf-8") as f:
-        return f.read()
 
 
 class SurplusStudy(unittest.TestCase):
