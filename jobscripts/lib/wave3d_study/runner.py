@@ -76,6 +76,34 @@ def describe(configs, excluded, repetitions):
     print(f"{len(configs)} configuration(s) x {repetitions} repetition(s) = {len(configs) * repetitions} run(s)")
 
 
+def prepare_study_directory(study_dir, study, configs, wave3d, hostfile_args):
+    """The study directory with the submitted study and each configuration's plan; the launcher words
+    gain the job's host file (PBS) after the launcher's name."""
+    if (study_dir / "study.json").exists():
+        raise StudyError(f"{study_dir} already holds a study; a job id is used once")
+    study_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(study.path, study_dir / "study.toml")
+    for c in configs:
+        c["launcher"] = [c["launcher"][0], *hostfile_args, *c["launcher"][1:]]
+        (study_dir / c["dir"]).mkdir(parents=True, exist_ok=True)
+        (study_dir / c["dir"] / "plan.txt").write_text(wave3d.plan_text(c["plan_options"], f"{c['label']}: wave3d plan"))
+
+
+def planned_runs(configs, repetitions):
+    """Repetition-major: every configuration once, then again, so drift of the machine spreads evenly."""
+    return [{"configuration": c["id"], "repetition": rep, "dir": f"{c['dir']}/rep{rep}", "status": "pending",
+             "exit_status": None, "seconds": None, "started_utc": None}
+            for rep in range(1, repetitions + 1) for c in configs]
+
+
+def progress_line(run, index, total):
+    details = [f"{run['mpoints_per_second']:.1f} MPoints/s"] if run.get("mpoints_per_second") else []
+    details += [f"{run['seconds']:.1f} s"] if run["seconds"] is not None else []
+    details += [run["error"]] if run.get("error") else []
+    return (f"[{index}/{total} done, {total - index} to go] {run['configuration']} rep {run['repetition']}: "
+            f"{', '.join([run['status'], *details])}")
+
+
 def raise_interrupted(signum, _frame):
     raise Interrupted(signal.Signals(signum).name)
 
@@ -99,23 +127,13 @@ def run_study(options):
         raise StudyError(f"wave3d-noise binary '{options.noise}' not found: build it or set WAVE3D_NOISE_BIN")
 
     study_dir = study_directory(study, root, options.job_id, options.results)
-    if (study_dir / "study.json").exists():
-        raise StudyError(f"{study_dir} already holds a study; a job id is used once")
-    study_dir.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(study.path, study_dir / "study.toml")
-    for c in configs:
-        c["launcher"] = [c["launcher"][0], *hostfile_args, *c["launcher"][1:]]
-        (study_dir / c["dir"]).mkdir(parents=True, exist_ok=True)
-        (study_dir / c["dir"] / "plan.txt").write_text(wave3d.plan_text(c["plan_options"], f"{c['label']}: wave3d plan"))
+    prepare_study_directory(study_dir, study, configs, wave3d, hostfile_args)
 
     job = {"scheduler": options.scheduler, "job_id": options.job_id, "nodes": options.nodes,
            "cpus_per_node": allocation[0], "cpus_per_node_source": allocation[1],
            "host": socket.gethostname(), "launcher": launcher, "started_utc": utc_now(), "finished_utc": None,
            "runner": sys.argv}
-    # Repetition-major: every configuration once, then again, so drift of the machine spreads evenly.
-    runs = [{"configuration": c["id"], "repetition": rep, "dir": f"{c['dir']}/rep{rep}", "status": "pending",
-             "exit_status": None, "seconds": None, "started_utc": None}
-            for rep in range(1, repetitions + 1) for c in configs]
+    runs = planned_runs(configs, repetitions)
     by_id = {c["id"]: c for c in configs}
 
     def save():
@@ -135,11 +153,7 @@ def run_study(options):
         for index, run in enumerate(runs, start=1):
             execute_run(context, by_id[run["configuration"]], run, started=save)
             save()
-            details = [f"{run['mpoints_per_second']:.1f} MPoints/s"] if run.get("mpoints_per_second") else []
-            details += [f"{run['seconds']:.1f} s"] if run["seconds"] is not None else []
-            details += [run["error"]] if run.get("error") else []
-            note(f"[{index}/{len(runs)} done, {len(runs) - index} to go] {run['configuration']} rep "
-                 f"{run['repetition']}: {', '.join([run['status'], *details])}")
+            note(progress_line(run, index, len(runs)))
     except Interrupted as stop:
         note(f"stopped by {stop}: {sum(r['status'] == 'pending' for r in runs)} run(s) not started")
         status = 143
