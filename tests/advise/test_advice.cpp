@@ -235,8 +235,8 @@ TEST(Report, TableMarksTheSaturationPoints) {
 TEST(Report, ACurveStillRisingAtTheLastCoreIsNotCalledBandwidthBound) {
   // Both curves peak at the last core (a small core-bound node): nothing has saturated.
   DomainCurves curves;
-  curves.triad = Curve{"GB/s", {{1, 18.4}, {2, 24.6}}};
-  curves.stencil = Curve{"MPoints/s", {{1, 271.0}, {2, 536.0}}};
+  curves.triad = curve("GB/s", {18.4, 24.6});
+  curves.stencil = curve("MPoints/s", {271.0, 536.0});
   const Topology topo = load_builtin_machine(opteron_8356.name);
   const NodeAdvice a = advise_node(topo, {curves}, 0.05);
   const std::string text = describe_domain_advice(a.domains[0], 0.05);

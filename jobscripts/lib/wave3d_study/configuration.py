@@ -28,6 +28,10 @@ def placement_for(settings, parameters, sockets, path):
     placement = section_values(settings, "placement", parameters)
     cores = parameters.get(COMPUTE_CORES)
     if cores is not None:
+        derived = {"rank-per-socket": "threads", "rank-per-core": "ranks_per_node"}.get(placement["layout"])
+        if derived and placement[derived] != 0:
+            raise StudyError(f"{path}: sweep axis {COMPUTE_CORES} sets placement.{derived}, which the study also sets "
+                             f"to {placement[derived]}; allowed: placement.{derived} = 0 (or left out)")
         if placement["layout"] == "rank-per-socket":
             placement["threads"] = cores
         elif placement["layout"] == "rank-per-core":
@@ -48,7 +52,8 @@ def run_settings(settings, parameters, placement, threads_per_rank):
              f"placement.smt={toml_value(placement['smt'])}",
              f"run.threads={threads_per_rank}"]
     if placement["progress_thread"]:
-        sets += ["parallel.halo=\"overlap\"", "parallel.progress=\"thread\""]
+        # Needs the overlap halo; a bulk one is refused by wave3d run --check, never silently changed.
+        sets += ["parallel.progress=\"thread\""]
     return sets
 
 
