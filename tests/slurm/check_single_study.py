@@ -24,8 +24,8 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from slurm_job import (TestFailure, cluster_environment, expect, job_exit_code, main_guard, option_value,  # noqa: E402
-                       run, show_file, wait_for_job, write_toml)
+from slurm_job import (expect, expect_job_completed, main_guard, option_value, study_job_environment,  # noqa: E402
+                       submit_study, write_toml)
 
 # What Slurm's PBS compatibility does not give a PBS job script, so this test cannot cover it.
 PBS_NOT_COVERED = [
@@ -49,21 +49,6 @@ def hostile_study(source, path, canary):
     write_toml(path, study)
 
 
-def submit(args, env, study, out_file):
-    if args.submit == "sbatch":
-        done = run(["sbatch", "--parsable", f"--output={out_file}", "jobscripts/slurm/single.sbatch", study], env,
-                   cwd=args.root)
-        return done.stdout.strip().split(";")[0]
-    # Whole node: every CPU of the (single) node, as a PBS user asks with nodes=1:ppn=<cores>.
-    cpus = run(["sinfo", "--noheader", "--format=%c"], env).stdout.split()[0]
-    done = run(["qsub", "-o", out_file, "-j", "oe", "-l", f"nodes=1:ppn={cpus}", "-V", "-v",
-                f"WAVE3D_STUDY={study}", "jobscripts/pbs/single.pbs"], env, cwd=args.root)
-    job_id = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
-    if not job_id.isdigit():
-        raise TestFailure(f"qsub printed no job id: {done.stdout!r}")
-    return job_id
-
-
 def check(args):
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -77,19 +62,13 @@ def check(args):
         hostile_study(source_study, study, canary)
     else:
         study = source_study
-    env = cluster_environment(args.cluster, {"WAVE3D_BIN": args.wave3d, "WAVE3D_NOISE_BIN": args.noise,
-                                             "WAVE3D_RESULTS": str(results), "WAVE3D_PYTHON": sys.executable})
-    env.pop("WAVE3D_ROOT", None)  # the scripts must find the repository from the submit directory
+    env = study_job_environment(args, results)
     out_file = work / f"{args.submit}-{args.variant}.out"
     out_file.unlink(missing_ok=True)
 
-    job_id = submit(args, env, study, out_file)
+    job_id = submit_study(args.root, env, args.submit, "single", study, out_file)
     print(f"submitted {args.submit} job {job_id}", flush=True)
-    state = wait_for_job(job_id, env, args.timeout)
-    show_file(out_file, "job output")
-    expect(state == "COMPLETED", f"job {job_id} COMPLETED (state {state})")
-    code = job_exit_code(job_id, env)
-    expect(code == "0:0", f"job exit code 0:0 (got {code})")
+    expect_job_completed(job_id, env, args.timeout, out_file)
 
     study_dir = results / "single" / job_id
     record = json.loads((study_dir / "study.json").read_text())

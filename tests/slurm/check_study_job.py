@@ -27,8 +27,8 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from slurm_job import (cluster_environment, expect, job_exit_code, main_guard, option_value, run,  # noqa: E402
-                       show_file, wait_for_job, write_toml)
+from slurm_job import (expect, expect_job_completed, main_guard, option_value, study_job_environment,  # noqa: E402
+                       submit_study, write_toml)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -101,21 +101,6 @@ def check_report(args, env, study_dir, configurations, throughput):
         expect(f"]({plot.name})" in markdown, f"report.md shows {plot.name}")
 
 
-def submit(args, env, study, out_file):
-    if args.submit == "sbatch":
-        done = run(["sbatch", "--parsable", f"--output={out_file}", f"jobscripts/slurm/{args.study}.sbatch", str(study)],
-                   env, cwd=args.root)
-        return done.stdout.strip().split(";")[0]
-    # Whole node, as a PBS user asks with nodes=1:ppn=<cores>; -o and -j oe on the command line, as
-    # slurm-wlm-torque's qsub ignores them in the script.
-    cpus = run(["sinfo", "--noheader", "--format=%c"], env).stdout.split()[0]
-    done = run(["qsub", "-o", str(out_file), "-j", "oe", "-l", f"nodes=1:ppn={cpus}", "-V", "-v",
-                f"WAVE3D_STUDY={study}", f"jobscripts/pbs/{args.study}.pbs"], env, cwd=args.root)
-    job_id = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
-    expect(job_id.isdigit(), f"qsub printed job id {job_id!r}")
-    return job_id
-
-
 def check(args):
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -123,18 +108,12 @@ def check(args):
     subprocess.run(["rm", "-rf", str(results)], check=True)  # a restarted test cluster counts job ids from 1 again
     study = work / f"{args.study}-reduced.toml"
     reduced_study(Path(args.root) / f"configs/studies/{args.study}.toml", study, args.repetitions)
-    env = cluster_environment(args.cluster, {"WAVE3D_BIN": args.wave3d, "WAVE3D_NOISE_BIN": args.noise,
-                                             "WAVE3D_RESULTS": str(results), "WAVE3D_PYTHON": sys.executable})
-    env.pop("WAVE3D_ROOT", None)  # the script must find the repository from the submit directory
+    env = study_job_environment(args, results)
     out_file = work / f"{args.study}.out"
     out_file.unlink(missing_ok=True)
-    job_id = submit(args, env, study, out_file)
+    job_id = submit_study(args.root, env, args.submit, args.study, study, out_file)
     print(f"submitted {args.submit} job {job_id}", flush=True)
-    state = wait_for_job(job_id, env, args.timeout)
-    show_file(out_file, "job output")
-    expect(state == "COMPLETED", f"job {job_id} COMPLETED (state {state})")
-    code = job_exit_code(job_id, env)
-    expect(code == "0:0", f"job exit code 0:0 (got {code})")
+    expect_job_completed(job_id, env, args.timeout, out_file)
     progress = [(int(a), int(b), int(c)) for a, b, c in re.findall(r"\[(\d+)/(\d+) done, (\d+) to go\]",
                                                                    out_file.read_text())]
     total = progress[-1][1] if progress else 0

@@ -72,6 +72,42 @@ def job_exit_code(job_id, env):
     return "unknown"
 
 
+def study_job_environment(args, results):
+    """The test cluster's environment for a study job: the binaries under test, a private results
+    directory, this interpreter; no WAVE3D_ROOT, so the script must find the repository itself."""
+    env = cluster_environment(args.cluster, {"WAVE3D_BIN": args.wave3d, "WAVE3D_NOISE_BIN": args.noise,
+                                             "WAVE3D_RESULTS": str(results), "WAVE3D_PYTHON": sys.executable})
+    env.pop("WAVE3D_ROOT", None)
+    return env
+
+
+def submit_study(root, env, submit, name, study, out_file):
+    """Submits jobscripts/slurm/NAME.sbatch or jobscripts/pbs/NAME.pbs from the repository root, as a user
+    would, and returns the job id."""
+    if submit == "sbatch":
+        done = run(["sbatch", "--parsable", f"--output={out_file}", f"jobscripts/slurm/{name}.sbatch", str(study)],
+                   env, cwd=root)
+        return done.stdout.strip().split(";")[0]
+    # Whole node, as a PBS user asks with nodes=1:ppn=<cores>; -o and -j oe on the command line, as
+    # slurm-wlm-torque's qsub ignores them in the script.
+    cpus = run(["sinfo", "--noheader", "--format=%c"], env).stdout.split()[0]
+    done = run(["qsub", "-o", str(out_file), "-j", "oe", "-l", f"nodes=1:ppn={cpus}", "-V", "-v",
+                f"WAVE3D_STUDY={study}", f"jobscripts/pbs/{name}.pbs"], env, cwd=root)
+    job_id = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    if not job_id.isdigit():
+        raise TestFailure(f"qsub printed no job id: {done.stdout!r}")
+    return job_id
+
+
+def expect_job_completed(job_id, env, timeout, out_file):
+    """Waits for the job by polling squeue, shows its output, and checks it COMPLETED with exit code 0."""
+    state = wait_for_job(job_id, env, timeout)
+    show_file(out_file, "job output")
+    expect(state == "COMPLETED", f"job {job_id} COMPLETED (state {state})")
+    code = job_exit_code(job_id, env)
+    expect(code == "0:0", f"job exit code 0:0 (got {code})")
+
+
 def show_file(path, title):
     path = Path(path)
     print(f"--- {title}: {path}")
