@@ -11,6 +11,7 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "topology/launcher_lines.hpp"
@@ -47,9 +48,19 @@ PlacementRequest make_request(const PlanCommandOptions& opt) {
   return req;
 }
 
+struct PlannedNode {
+  Topology topo;
+  PlacementPlan plan;
+};
+
+PlannedNode plan_node(const PlanCommandOptions& opt) {
+  Topology topo = load_topology(opt.topology);
+  PlacementPlan plan = make_placement_plan(topo, make_request(opt));
+  return {std::move(topo), std::move(plan)};
+}
+
 void print_plan(const PlanCommandOptions& opt) {
-  const Topology topo = load_topology(opt.topology);
-  const PlacementPlan plan = make_placement_plan(topo, make_request(opt));
+  const auto [topo, plan] = plan_node(opt);
   const LauncherLines lines = make_launcher_lines(plan, LauncherOptions{.nodes = opt.nodes, .program = "wave3d run"});
 
   fmt::print("wave3d plan: {}: {}\n", topo.source, topo.summary());
@@ -62,7 +73,7 @@ void print_plan(const PlanCommandOptions& opt) {
 // into an array (bash: mapfile -d '') and append its own program and arguments without any word
 // splitting or quoting.
 void print_launcher_argv(const PlanCommandOptions& opt) {
-  const PlacementPlan plan = make_placement_plan(load_topology(opt.topology), make_request(opt));
+  const PlacementPlan plan = plan_node(opt).plan;
   const LauncherLines lines = make_launcher_lines(plan, LauncherOptions{.nodes = opt.nodes, .program = ""});
   std::string words;
   for (const std::string& word : launcher_words(opt.print_argv == "srun" ? lines.srun : lines.mpirun))
@@ -72,8 +83,7 @@ void print_launcher_argv(const PlanCommandOptions& opt) {
 
 // The human lines name the program; the argv lists stop before it, as --print-argv does.
 void print_plan_json(const PlanCommandOptions& opt) {
-  const Topology topo = load_topology(opt.topology);
-  const PlacementPlan plan = make_placement_plan(topo, make_request(opt));
+  const auto [topo, plan] = plan_node(opt);
   const LauncherLines lines = make_launcher_lines(plan, LauncherOptions{.nodes = opt.nodes, .program = "wave3d run"});
   const LauncherLines bare = make_launcher_lines(plan, LauncherOptions{.nodes = opt.nodes, .program = ""});
   nlohmann::json doc = plan_to_json(topo, plan, lines);

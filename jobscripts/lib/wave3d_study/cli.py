@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .record import utc_now
 from .runner import run_study
 from .settings import StudyError
 
@@ -16,7 +17,6 @@ def default_binary(variable, relative):
 
 
 def local_job_id():
-    from .record import utc_now
     return "local-" + utc_now().replace(":", "").replace("-", "")
 
 

@@ -41,9 +41,9 @@ def read_outcome(run_dir):
             "verification": result.get("verification", {}).get("status")}
 
 
-def wait_for_run(command, output, env, timeout, run, began):
+def wait_for_run(command, output, env, timeout):
     """(exit status, status) of the run's launcher; stops it at the time limit or when the runner is
-    told to stop."""
+    told to stop (Interrupted, passed on)."""
     process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     try:
         exit_status = process.wait(timeout=timeout)
@@ -51,10 +51,9 @@ def wait_for_run(command, output, env, timeout, run, began):
     except subprocess.TimeoutExpired:
         stop_process_group(process)
         return process.returncode, "timeout"
-    except Interrupted:
+    except Interrupted as stop:
         stop_process_group(process)
-        run.update({"status": "interrupted", "exit_status": process.returncode,
-                    "seconds": round(time.monotonic() - began, 3)})
+        stop.exit_status = process.returncode
         raise
 
 
@@ -76,7 +75,11 @@ def execute_run(context, configuration, run, started):
     began = time.monotonic()
     try:
         with open(run_dir / "output.txt", "wb") as output, daemon:
-            exit_status, status = wait_for_run(command, output, context.env, timeout, run, began)
+            exit_status, status = wait_for_run(command, output, context.env, timeout)
+    except Interrupted as stop:
+        run.update({"status": "interrupted", "exit_status": getattr(stop, "exit_status", None),
+                    "seconds": round(time.monotonic() - began, 3)})
+        raise
     except StudyError as e:  # the daemon could not be started: this run has no valid result
         run.update({"status": "failed", "exit_status": None, "error": str(e), "seconds": None})
         return run
