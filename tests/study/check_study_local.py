@@ -5,7 +5,8 @@
 
 sweep:     2 layouts x daemon off/on x 2 repetitions of a small grid. Every run is done and VERIFIED with
            the ranks and threads its plan promised; runs go repetition-major; the progress line counts
-           runs done and to go; daemon runs have a per-node burst log and leave no daemon behind; shell
+           runs done and to go and says the placement verdict, which study.json records as run.json
+           has it (or "not audited"); daemon runs have a per-node burst log and leave no daemon behind; shell
            code in configuration strings stays data; study.json names the job and every configuration;
            a second study under the same job id is refused.
 failures:  a configuration that fails at run time (injected failure) and one that runs past
@@ -31,6 +32,11 @@ SMALL = ["grid.n=32,32,32", "run.steps=8", "run.progress=\"off\""]
 def load_record(results, name):
     [study_dir] = list((results / name).iterdir())
     return study_dir, json.loads((study_dir / "study.json").read_text())
+
+
+def audit_verdict(result):
+    """The verdict of run.json's placement audit; "not audited" for a wave3d without the audit."""
+    return (result.get("placement_audit") or {}).get("verdict", "not audited")
 
 
 def processes_matching(text):
@@ -60,6 +66,8 @@ def check_sweep(args, work):
     progress = re.findall(r"\[(\d+)/(\d+) done, (\d+) to go\]", done.stdout)
     expect([(int(a), int(b), int(c)) for a, b, c in progress] == [(i, 8, 8 - i) for i in range(1, 9)],
            "one progress line per run: done / to go")
+    expect(len(re.findall(r"to go\] .*, placement (ok|wrong|not audited)", done.stdout)) == 8,
+           "every progress line says how the run was placed")
     for run in record["runs"]:
         configuration = configurations[run["configuration"]]
         run_dir = study_dir / run["dir"]
@@ -70,6 +78,8 @@ def check_sweep(args, work):
                and result["parallel"]["threads_per_rank"] == configuration["threads_per_rank"],
                f"{run['dir']}: {configuration['ranks']} rank(s) x {configuration['threads_per_rank']} thread(s) as planned")
         expect(run["mpoints_per_second"] == result["metrics"]["mpoints_per_second"], f"{run['dir']}: throughput recorded")
+        expect(run["placement_verdict"] == audit_verdict(result),
+               f"{run['dir']}: placement {run['placement_verdict']}, as its run.json says")
         logs = list((run_dir / "daemon").glob("noise-*.tsv"))
         if configuration["daemon"]:
             expect(len(logs) == 1 and logs[0].read_text().strip() and run["daemon_exit_status"] == 0,

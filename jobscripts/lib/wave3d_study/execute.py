@@ -12,6 +12,7 @@ from .record import utc_now
 from .settings import StudyError
 
 KILL_GRACE_SECONDS = 30
+NOT_AUDITED = "not audited"
 
 
 class Interrupted(Exception):
@@ -31,14 +32,29 @@ def stop_process_group(process):
             continue
 
 
+def placement_outcome(result):
+    """The run's placement verdict ("ok" or "wrong") and the kinds of its problems, in the order wave3d found
+    them. A run.json without an audit (written by a wave3d from before it) is "not audited": that says
+    nothing either way, so it must never read as ok."""
+    audit = result.get("placement_audit")
+    if not isinstance(audit, dict) or audit.get("verdict") not in ("ok", "wrong"):
+        return {"placement_verdict": NOT_AUDITED, "placement_problems": []}
+    problems = audit.get("problems") if isinstance(audit.get("problems"), list) else []
+    kinds = [p.get("kind") for p in problems if isinstance(p, dict) and isinstance(p.get("kind"), str)]
+    return {"placement_verdict": audit["verdict"], "placement_problems": list(dict.fromkeys(kinds))}
+
+
 def read_outcome(run_dir):
     try:
         with open(run_dir / "run.json") as f:
             result = json.load(f)
     except (OSError, ValueError):
         return None
+    if not isinstance(result, dict):
+        return None
     return {"mpoints_per_second": result.get("metrics", {}).get("mpoints_per_second"),
-            "verification": result.get("verification", {}).get("status")}
+            "verification": result.get("verification", {}).get("status"),
+            **placement_outcome(result)}
 
 
 def wait_for_run(command, output, env, timeout):

@@ -1,5 +1,9 @@
 """study.json: the expansion of a study and the state of each of its runs, rewritten atomically after
-every run so that a study cut short (time limit, node failure) can still be reported."""
+every run so that a study cut short (time limit, node failure) can still be reported.
+
+A run records its status, exit status and seconds, and once its run.json exists its throughput,
+verification and placement: `placement_verdict` ("ok", "wrong", or "not audited" for a run.json from a
+wave3d without the placement audit) and `placement_problems` (the kinds of problem the audit found)."""
 import datetime
 import json
 import os

@@ -96,9 +96,20 @@ def planned_runs(configs, repetitions):
             for rep in range(1, repetitions + 1) for c in configs]
 
 
+def placement_text(run):
+    """'placement wrong: shared-cpus, floating', 'placement ok', 'placement not audited'; None when the run
+    left no run.json to say anything."""
+    verdict = run.get("placement_verdict")
+    if verdict is None:
+        return None
+    kinds = run.get("placement_problems") or []
+    return f"placement {verdict}" + (f": {', '.join(kinds)}" if kinds else "")
+
+
 def progress_line(run, index, total):
     details = [f"{run['mpoints_per_second']:.1f} MPoints/s"] if run.get("mpoints_per_second") else []
     details += [f"{run['seconds']:.1f} s"] if run["seconds"] is not None else []
+    details += [placement_text(run)] if placement_text(run) else []
     details += [run["error"]] if run.get("error") else []
     return (f"[{index}/{total} done, {total - index} to go] {run['configuration']} rep {run['repetition']}: "
             f"{', '.join([run['status'], *details])}")
@@ -162,6 +173,12 @@ def run_study(options):
             signal.signal(s, handler)
         job["finished_utc"] = utc_now()
         save()
+    wrong = [r for r in runs if r.get("placement_verdict") == "wrong"]
+    if wrong:
+        # Not a failure: the run measured what that placement gives; the report marks it.
+        note(f"{len(wrong)} of {len(runs)} run(s) had a wrong placement: "
+             + ", ".join(f"{r['dir']} ({', '.join(r['placement_problems']) or 'no problem named'})"
+                         for r in wrong[:10]))
     bad = [r for r in runs if r["status"] != "done" or r.get("verification") == "FAILED"]
     if status == 0 and bad:
         note(f"{len(bad)} of {len(runs)} run(s) did not finish and verify: "

@@ -1,0 +1,73 @@
+"""A stand-in for the wave3d binary that the study runner can drive without a build: one core, one rank,
+`plan` (text and --json), `run --check` (accepts everything) and `run`, which writes a run.json whose
+placement audit the configuration chooses with `--set fake.audit="<case>"`:
+
+  ok        audited, nothing wrong
+  wrong     audited, wrong: shared-cpus on two hosts and floating
+  old       no placement_audit key (a run.json from a wave3d before the audit)
+  strict    wrong, and the run refuses to count it (strict): run.json written, exit status 3
+  none      fails before writing run.json (exit status 1)
+
+`--set fake.mpoints=<n>` sets the throughput (default 100)."""
+import json
+import sys
+from pathlib import Path
+
+MACHINE = {"sockets": 1, "cores": 1, "cores_per_socket": 1, "pus_per_core": 1, "numa_nodes": 1}
+PLAN = {"ranks_per_node": 1, "threads_per_rank": 1, "compute_cores_per_node": 1, "reserved_cores": [],
+        "ranks": [{"cores": [0], "progress_core": None}]}
+
+SHARED = {"kind": "shared-cpus", "cause": "launcher", "ranks": [0, 1],
+          "message": "ranks 0 and 1 both run on CPU 0 while CPU 1 stays idle (mpirun --bind-to core)"}
+FLOATING = {"kind": "floating", "cause": "unbound", "host": "node1", "ranks": [0],
+            "message": "rank 0 thread 0 may run on CPUs 0-1: nothing binds it"}
+AUDITS = {
+    "ok": {"verdict": "ok", "problems": [], "strict": False},
+    "wrong": {"verdict": "wrong", "problems": [dict(SHARED, host="node1"), FLOATING, dict(SHARED, host="node2")],
+              "strict": False},
+    "strict": {"verdict": "wrong", "problems": [dict(SHARED, host="node1")], "strict": True},
+}
+
+
+def settings(args):
+    """The --set key=value words as a dict of their TOML values (all of them JSON here)."""
+    values = {}
+    for flag, word in zip(args, args[1:]):
+        if flag == "--set":
+            key, _, value = word.partition("=")
+            values[key] = json.loads(value)
+    return values
+
+
+def run(args):
+    values = settings(args)
+    case = values.get("fake.audit", "ok")
+    if case == "none":
+        print("fake wave3d: failing before any result", file=sys.stderr)
+        return 1
+    result = {"metrics": {"mpoints_per_second": float(values.get("fake.mpoints", 100))},
+              "verification": {"status": "VERIFIED"}, "parallel": {"ranks": 1, "threads_per_rank": 1}}
+    if case in AUDITS:
+        result["placement_audit"] = AUDITS[case]
+    run_dir = Path(values["output.directory"]) / values["output.name"]
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "run.json").write_text(json.dumps(result, indent=1))
+    return 3 if case == "strict" else 0
+
+
+def main(args):
+    if args[:1] == ["plan"]:
+        if "--json" in args:
+            print(json.dumps({"machine": MACHINE, "plan": PLAN,
+                              "launchers": {"mpirun_argv": ["env"], "srun_argv": ["env"]}}))
+        else:
+            print("fake plan: 1 rank x 1 thread on core 0")
+        return 0
+    if args[:1] == ["run"]:
+        return 0 if "--check" in args else run(args[1:])
+    print(f"fake wave3d: unknown command {args}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
