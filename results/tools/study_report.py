@@ -4,7 +4,8 @@
 Reads study.json and every run's run.json and steps.csv (the layout is in results/tools/README.md) and
 writes, by default into STUDY_DIR/report: a Markdown summary with one row per configuration (medians of the
 repetitions with their spread), the runs left out, the saturation curve, paired findings, the jitter
-extrapolation, and the plots it links to. Failed, timed-out and pending runs are listed, never counted.
+extrapolation, and the plots it links to. Failed, timed-out and pending runs are listed, never counted; runs
+whose placement audit says wrong are counted, listed, and every number that rests on them says so.
 
 Exit codes: 0 on success, 2 for bad input (no study.json, a study.json of another format, an unreadable
 run.json or steps.csv, a bad option), 3 when numpy or matplotlib cannot be imported.
@@ -64,8 +65,10 @@ def main(argv=None):
         return 2
     runs = report["runs"]
     count = len(study.configurations)
+    wrong = runs["placement"]["wrong"]
+    placement = f" ({wrong} with a wrong placement)" if wrong else ""
     print(f"study {study.name}: {count} configuration{'' if count == 1 else 's'}, {runs['counted']} of "
-          f"{runs['total']} runs count; wrote {len(written)} files to {output} (report.md, report.json)")
+          f"{runs['total']} runs count{placement}; wrote {len(written)} files to {output} (report.md, report.json)")
     return 0
 
 

@@ -37,6 +37,19 @@ def write_json(path, doc):
     os.replace(tmp, path)
 
 
+def recorded_placement(run_json):
+    """The placement verdict and problem kinds as the study runner records them in study.json (from run.json's
+    placement audit; "not audited" for a wave3d without it); nothing when the run left no run.json."""
+    if not os.path.isfile(run_json):
+        return {}
+    with open(run_json, encoding="utf-8") as f:
+        audit = json.load(f).get("placement_audit")
+    if not isinstance(audit, dict):
+        return {"placement_verdict": "not audited", "placement_problems": []}
+    kinds = [p.get("kind") for p in audit.get("problems", [])]
+    return {"placement_verdict": audit.get("verdict"), "placement_problems": list(dict.fromkeys(kinds))}
+
+
 def configuration(cid, parameters, ranks, threads, compute, reserved, daemon, command):
     launcher, program = command
     return {"id": cid, "label": " ".join(f"{k}={json.dumps(v) if isinstance(v, bool) else v}"
@@ -101,6 +114,7 @@ class StudyWriter:
                 daemon.wait(timeout=30)
         record.update(status="done" if done.returncode == 0 else "failed", exit_status=done.returncode,
                       seconds=round(time.monotonic() - started, 3))
+        record.update(recorded_placement(os.path.join(rep_dir, "run.json")))
         if not self.doc["machine"] and done.returncode == 0:
             with open(os.path.join(rep_dir, "run.json"), encoding="utf-8") as f:
                 machine = json.load(f)["provenance"]["machine"]

@@ -39,13 +39,30 @@ def write_json(path, doc):
         json.dump(doc, f, indent=1)
 
 
+def placement_ok():
+    """run.json's placement_audit of a run placed as planned."""
+    return {"verdict": "ok", "problems": [], "strict": False}
+
+
+def placement_problem(kind, cause="launcher", host="node01", ranks=(0, 1), message=None):
+    return {"kind": kind, "cause": cause, "host": host, "ranks": list(ranks),
+            "message": message or f"ranks {', '.join(map(str, ranks))}: {kind} on {host} ({cause})"}
+
+
+def placement_wrong(*problems, strict=False):
+    """run.json's placement_audit of a run whose audit found the given problems (placement_problem dicts)."""
+    return {"verdict": "wrong", "problems": list(problems), "strict": strict}
+
+
 def write_run(rep_dir, mpoints, *, ranks=1, steps=6, step_s=1e-3, verification="VERIFIED", p99_s=None,
-              amplification=1.0, halo_fraction=0.25):
+              amplification=1.0, halo_fraction=0.25, placement=None):
     """A results directory with the run.json fields the report reads and a steps.csv whose rank r, step s takes
-    step_s * (1 + 0.01 s + 0.1 r) (step 0 is the warm-up the report leaves out)."""
+    step_s * (1 + 0.01 s + 0.1 r) (step 0 is the warm-up the report leaves out). placement: run.json's
+    placement_audit; None leaves it out, as in a run.json from before the audit."""
     totals = [[step_s * (1 + 0.01 * s + 0.1 * r) for s in range(steps)] for r in range(ranks)]
     per_step = list(zip(*[row[1:] for row in totals]))
-    write_json(os.path.join(rep_dir, "run.json"), {
+    audit = {} if placement is None else {"placement_audit": placement}
+    write_json(os.path.join(rep_dir, "run.json"), {**audit,
         "metrics": {"mpoints_per_second": mpoints, "seconds": steps * step_s, "steps": steps},
         "jitter": {"noise_amplification": amplification, "step_time_p50_s": step_s,
                    "step_time_p99_s": p99_s if p99_s is not None else 2 * step_s, "step_time_max_s": 3 * step_s,
@@ -63,7 +80,8 @@ def write_run(rep_dir, mpoints, *, ranks=1, steps=6, step_s=1e-3, verification="
 
 class SyntheticStudy:
     """study.json plus run directories. Each configuration's runs are (status, MPoints/s or None, extra)
-    tuples; extra is a dict of write_run keywords and 'exit_status'."""
+    tuples; extra is a dict of write_run keywords, 'exit_status', and 'recorded_placement': the runner's
+    (placement_verdict, placement_problems) in study.json, for runs without a run.json here."""
 
     def __init__(self, directory, name, axes, repetitions, machine=None):
         self.directory = directory
@@ -89,9 +107,12 @@ class SyntheticStudy:
             extra = dict(extra or {})
             exit_status = extra.pop("exit_status", 0 if status == "done" else None)
             rel = f"runs/{cid}/rep{rep}"
-            self.doc["runs"].append({"configuration": cid, "repetition": rep, "dir": rel, "status": status,
-                                     "exit_status": exit_status, "seconds": 1.0 if status != "pending" else None,
-                                     "started_utc": None})
+            record = {"configuration": cid, "repetition": rep, "dir": rel, "status": status,
+                      "exit_status": exit_status, "seconds": 1.0 if status != "pending" else None, "started_utc": None}
+            recorded = extra.pop("recorded_placement", None)
+            if recorded:
+                record["placement_verdict"], record["placement_problems"] = recorded
+            self.doc["runs"].append(record)
             if mpoints is not None:
                 write_run(os.path.join(self.directory, rel), mpoints, ranks=ranks, **extra)
 

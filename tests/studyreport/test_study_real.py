@@ -1,7 +1,8 @@
 """study_report.py on study directories made of real wave3d runs (make_study.py): a surplus-like study
 (compute cores per socket 1 and 2, daemon off and on, a failed and a pending run) and a placement study
 (1 rank x 2 threads and 2 ranks x 1 thread under mpiexec, first-touch and serial). Every number checked
-is recomputed here from the run.json files; nothing depends on how fast the machine is.
+is recomputed here from the run.json files, the placement column too; nothing depends on how fast the
+machine is or how the runs were placed on it.
 
     test_study_real.py --wave3d BIN --noise BIN --mpiexec MPIEXEC [unittest options]
 """
@@ -18,6 +19,21 @@ import unittest
 from study_support import HERE, is_png, load_json, read, report
 
 BINARIES = None  # set from the command line in __main__
+
+
+def placement_text(documents):
+    """The report's placement column, recomputed from the run.json files: whatever this wave3d's audit says
+    of the placement on this machine (or "not audited" for a wave3d without the audit)."""
+    audits = [d.get("placement_audit") for d in documents]
+    wrong = [a for a in audits if a and a["verdict"] == "wrong"]
+    unaudited = sum(a is None for a in audits)
+    if unaudited == len(audits):
+        return "not audited"
+    rest = f"; {unaudited} not audited" if unaudited else ""
+    if wrong:
+        kinds = list(dict.fromkeys(p["kind"] for a in wrong for p in a["problems"]))
+        return f"wrong in {len(wrong)}/{len(audits)}" + (f": {', '.join(kinds)}" if kinds else "") + rest
+    return "ok" if not unaudited else f"ok in {len(audits) - unaudited}/{len(audits)}{rest}"
 
 
 class RealStudies(unittest.TestCase):
@@ -69,6 +85,7 @@ class RealStudies(unittest.TestCase):
             self.assertAlmostEqual(rows[cid]["noise_amplification_median"], amplification, places=9)
             self.assertEqual(rows[cid]["runs_ok"], len(documents))
             self.assertEqual(rows[cid]["verification"], "VERIFIED")
+            self.assertEqual(rows[cid]["placement"]["text"], placement_text(documents), cid)
             self.assertIn(f"`{cid}`", md)
         plots = result["plots"]
         for name in [plots["throughput"], plots["extrapolation"], *plots["heatmaps"], *plots["histograms"]] + \

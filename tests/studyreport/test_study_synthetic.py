@@ -1,6 +1,7 @@
 """study_report.py on synthetic study directories with chosen numbers: the medians and spreads of the table,
 runs left out, the saturation points (and the tolerance option), the surplus-core finding, paired ratios,
-a configuration without any good run, several pages of panels, and exit code 2 with one line for bad input."""
+a configuration without any good run, several pages of panels, the placement audit of the runs (all ok,
+some wrong, not audited) and exit code 2 with one line for bad input."""
 
 import json
 import os
@@ -9,7 +10,8 @@ import statistics
 import tempfile
 import unittest
 
-from study_support import SyntheticStudy, done, is_png, load_json, read, report, write_json
+from study_support import (SyntheticStudy, done, is_png, load_json, placement_ok, placement_problem, placement_wrong,
+                           read, report, write_json)
 
 SURPLUS_AXES = [("placement.compute_cores_per_socket", [1, 2, 4]), ("daemon.enabled", [False, True])]
 
@@ -160,6 +162,20 @@ class SurplusStudy(unittest.TestCase):
         off = next(line for line in sat["lines"] if line["label"] == "daemon=off")
         self.assertEqual(off["saturation"]["cores"], 2)  # 92.5 >= 90 % of 99
 
+    def test_runs_without_an_audit_are_not_audited(self):
+        # run.json from a wave3d before the placement audit: neither ok nor wrong, and nothing marked
+        for row in self.rows.values():
+            self.assertEqual(row["placement"]["text"], "not audited", row["id"])
+            self.assertFalse(row["placement"]["wrong"])
+            for run in row["runs"]:
+                self.assertEqual(run["placement_verdict"], "not audited" if run["status"] == "done" else None)
+        self.assertEqual(self.json["runs"]["placement"], {"ok": 0, "wrong": 0, "not_audited": 14})
+        self.assertEqual(self.json["placement_wrong_runs"], [])
+        self.assertIn("| placement | not audited (run.json without a placement audit) |", self.md)
+        self.assertIn("Not audited: no run that counts has a placement audit", self.md)
+        self.assertNotIn("(placement wrong)", self.md)
+        self.assertNotIn("No run had a wrong placement", self.md)
+
     def test_a_failing_report_leaves_the_previous_one(self):
         study = os.path.join(self.root, "copy")
         shutil.copytree(self.study, study)
@@ -170,6 +186,175 @@ class SurplusStudy(unittest.TestCase):
         self.assertEqual(done.returncode, 2)
         self.assertEqual(read(os.path.join(study, "report", "report.md")), before)
         self.assertEqual([n for n in os.listdir(os.path.join(study, "report")) if n.startswith(".")], [])
+
+
+def table_row(md, cid):
+    """The report.md table row of a configuration."""
+    return next(line for line in md.splitlines() if line.startswith(f"| `{cid}` |"))
+
+
+# (cores per socket, daemon) -> runs, with their placement audits. Not audited: cores1-daemon-on throughout and
+# one run of cores2-daemon-on. Wrong: two runs of cores4-daemon-on (counted), a run of cores1-daemon-off that
+# fails verification (left out), and a strict run of cores2-daemon-off that failed without run.json (the
+# runner's record says why).
+SHARED = placement_problem("shared-cpus",
+                           message="ranks 0 and 1 share CPU 0 while CPU 1 is idle (mpirun --bind-to core)")
+FLOATING = placement_problem("floating", cause="unbound", ranks=(1,), message="rank 1 thread 0 floats over CPUs 0-3")
+NO_WORK = placement_problem("no-work", cause="blocking", ranks=(0,), message="rank 0 has 2 blocks for 4 threads")
+PLACEMENT_RUNS = {
+    (1, False): [done(50.0, placement=placement_ok()),
+                 done(52.0, verification="FAILED", placement=placement_wrong(NO_WORK)),
+                 done(51.0, placement=placement_ok())],
+    (2, False): [done(90.0, placement=placement_ok()), done(95.0, placement=placement_ok()),
+                 ("failed", None, {"exit_status": 3, "recorded_placement": ("wrong", ["oversubscribed"])})],
+    (4, False): [done(100.0, placement=placement_ok()), done(98.0, placement=placement_ok()),
+                 done(99.0, placement=placement_ok())],
+    (1, True): [done(48.0), done(49.0), done(47.0)],
+    (2, True): [done(92.0, placement=placement_ok()), done(96.0), done(94.0, placement=placement_ok())],
+    (4, True): [done(80.0, placement=placement_wrong(SHARED)), done(85.0, placement=placement_ok()),
+                done(83.0, placement=placement_wrong(SHARED, FLOATING))],
+}
+WRONG = "cores4-daemon-on"
+
+
+class SomePlacementsWrong(unittest.TestCase):
+    """A surplus study in which some runs' placement was wrong, some ok and some not audited."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = tempfile.mkdtemp(prefix="wave3d-studyreport-placement-")
+        study = SyntheticStudy(os.path.join(cls.root, "surplus", "11"), "surplus", SURPLUS_AXES, 3)
+        for (cores, daemon), runs in PLACEMENT_RUNS.items():
+            study.add(surplus_id(cores, daemon),
+                      {"placement.compute_cores_per_socket": cores, "daemon.enabled": daemon}, runs,
+                      threads=cores, reserved=4 - cores, daemon=daemon)
+        cls.study = study.write()
+        cls.done = report(cls.study)
+        cls.out = os.path.join(cls.study, "report")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.root)
+
+    def setUp(self):
+        self.assertEqual(self.done.returncode, 0, self.done.stderr)
+        self.json = load_json(os.path.join(self.out, "report.json"))
+        self.md = read(os.path.join(self.out, "report.md"))
+        self.rows = {c["id"]: c for c in self.json["configurations"]}
+
+    def test_placement_column(self):
+        expected = {"cores1-daemon-off": "ok", "cores2-daemon-off": "ok", "cores4-daemon-off": "ok",
+                    "cores1-daemon-on": "not audited", "cores2-daemon-on": "ok in 2/3; 1 not audited",
+                    WRONG: "wrong in 2/3: shared-cpus, floating"}
+        for cid, text in expected.items():
+            self.assertEqual(self.rows[cid]["placement"]["text"], text, cid)
+            self.assertTrue(table_row(self.md, cid).endswith(f"| {text} |"), table_row(self.md, cid))
+            self.assertEqual(self.rows[cid]["placement"]["wrong"], cid == WRONG)
+        self.assertIn("| verification | placement |", self.md)
+        placement = self.rows[WRONG]["placement"]
+        self.assertEqual((placement["counted"], placement["ok"], placement["wrong_runs"], placement["not_audited"]),
+                         (3, 1, 2, 0))
+        verdicts = [(r["placement_verdict"], r["placement_problems"]) for r in self.rows[WRONG]["runs"]]
+        self.assertEqual(verdicts, [("wrong", ["shared-cpus"]), ("ok", []), ("wrong", ["shared-cpus", "floating"])])
+        self.assertEqual(self.json["runs"]["placement"], {"ok": 10, "wrong": 2, "not_audited": 4})
+        self.assertIn("| placement | of the runs that count: 10 ok, 2 wrong, 4 not audited |", self.md)
+
+    def test_wrong_runs_stay_in_the_medians(self):
+        t = self.rows[WRONG]["mpoints_per_second"]
+        self.assertEqual((t["median"], t["min"], t["max"], t["count"]), (83.0, 80.0, 85.0, 3))
+        self.assertEqual(self.rows[WRONG]["runs_ok"], 3)
+        self.assertEqual(self.json["runs"]["counted"], 16)
+        self.assertIn("16 of 18 runs count (2 with a wrong placement)", self.done.stdout)
+        left_out = {(r["configuration"], r["repetition"]) for r in self.json["left_out"]}
+        self.assertEqual(left_out, {("cores1-daemon-off", 2), ("cores2-daemon-off", 3)})  # for other reasons
+
+    def test_wrong_runs_are_listed_with_their_messages(self):
+        listed = {(r["configuration"], r["repetition"]): r for r in self.json["placement_wrong_runs"]}
+        self.assertEqual(set(listed), {(WRONG, 1), (WRONG, 3), ("cores1-daemon-off", 2)})
+        self.assertEqual(listed[(WRONG, 3)]["kinds"], ["shared-cpus", "floating"])
+        self.assertEqual([p["message"] for p in listed[(WRONG, 3)]["problems"]],
+                         [SHARED["message"], FLOATING["message"]])
+        self.assertEqual(listed[(WRONG, 3)]["problems"][1]["cause"], "unbound")
+        self.assertTrue(listed[(WRONG, 1)]["counts"])
+        self.assertFalse(listed[("cores1-daemon-off", 2)]["counts"])  # its verification failed
+        self.assertIn("## Placement", self.md)
+        self.assertIn(f"- `{WRONG}` rep 3 (`runs/{WRONG}/rep3`): shared-cpus, floating", self.md)
+        self.assertIn(f"  - floating (cause: unbound; node01, rank 1): {FLOATING['message']}", self.md)
+        self.assertIn(f"  - shared-cpus (cause: launcher; node01, ranks 0, 1): {SHARED['message']}", self.md)
+        self.assertIn("- `cores1-daemon-off` rep 2 (`runs/cores1-daemon-off/rep2`): no-work "
+                      "(not counted for another reason)", self.md)
+
+    def test_a_failed_strict_run_says_its_placement_was_wrong(self):
+        reasons = {(r["configuration"], r["repetition"]): r["reason"] for r in self.json["left_out"]}
+        self.assertEqual(reasons[("cores2-daemon-off", 3)],
+                         "failed (exit status 3; placement wrong: oversubscribed)")
+        self.assertIn("failed (exit status 3; placement wrong: oversubscribed)", self.md)
+
+    def test_ratio_to_best_says_so(self):
+        for cid, row in self.rows.items():
+            self.assertEqual(row["ratio_to_best_placement_wrong"], [WRONG] if cid == WRONG else [], cid)
+            self.assertEqual("(placement wrong)" in table_row(self.md, cid), cid == WRONG, cid)
+        self.assertIn(f"{83.0 / 99.0:.3f} (placement wrong)", table_row(self.md, WRONG))
+        self.assertIn("best median (`cores4-daemon-off`)", self.md)
+
+    def test_paired_ratios_say_so(self):
+        finding = next(f for f in self.json["findings"] if f["axis"] == "daemon.enabled")
+        marks = {row["label"]: row["placement_wrong"] for row in finding["rows"]}
+        self.assertEqual(marks, {"cores/socket=1": [], "cores/socket=2": [], "cores/socket=4": [WRONG]})
+        ratio = next(row["ratio"] for row in finding["rows"] if row["configuration"] == WRONG)
+        self.assertAlmostEqual(ratio, 83.0 / 99.0)
+        self.assertIn(f"| {ratio:.3f} (placement wrong) |", self.md)
+        self.assertEqual(self.md.count(" (placement wrong) |"), 3)  # vs best, the paired ratio, the extrapolation
+
+    def test_saturation_and_surplus_say_so(self):
+        lines = {line["label"]: line for line in self.json["saturation"]["lines"]}
+        on, off = lines["daemon=on"], lines["daemon=off"]
+        self.assertEqual(on["placement_wrong"], [WRONG])
+        self.assertEqual([p["placement_wrong"] for p in on["points"]], [[], [], [WRONG]])
+        self.assertEqual((on["best"]["cores"], on["best"]["placement_wrong"]), (2, []))
+        self.assertEqual(on["surplus"]["placement_wrong"], [WRONG])
+        self.assertTrue(on["surplus"]["fewer_beat_all"])
+        self.assertEqual((off["placement_wrong"], off["surplus"]["placement_wrong"]), ([], []))
+        self.assertIn("4: 83.00 (placement wrong)", self.md)
+        surplus_lines = [line for line in self.md.splitlines() if line.startswith("- daemon=")]
+        self.assertEqual(["(placement wrong)" in line for line in surplus_lines], [False, True])
+        self.assertIn(f"(placement wrong: `{WRONG}`)", self.md)  # the surplus verdict rests on it
+
+    def test_extrapolation_and_reserved_cores_say_so(self):
+        entries = {e["configuration"]: e["placement_wrong"] for e in self.json["extrapolation"]["configurations"]}
+        self.assertEqual(entries, {cid: [WRONG] if cid == WRONG else [] for cid in self.rows})
+        pairs = {(p["reserved"], p["all_cores"]): p["placement_wrong"]
+                 for p in self.json["extrapolation"]["reserved"]["pairs"]}
+        for (reserved, all_cores), marks in pairs.items():
+            self.assertEqual(marks, [WRONG] if all_cores == WRONG else [], reserved)
+        reserved_lines = [line for line in self.md.splitlines()
+                          if line.startswith("- `cores") and "reserving wins" in line]
+        self.assertEqual(len(reserved_lines), 4)
+        for line in reserved_lines:
+            self.assertEqual(line.endswith("(placement wrong)."), f"against `{WRONG}`" in line, line)
+
+
+class AllPlacementsOk(unittest.TestCase):
+    def test_nothing_is_marked(self):
+        root = tempfile.mkdtemp(prefix="wave3d-studyreport-placement-ok-")
+        self.addCleanup(shutil.rmtree, root)
+        study = SyntheticStudy(root, "placement", [("run.init.policy", ["first-touch", "serial"])], 2)
+        study.add("first-touch", {"run.init.policy": "first-touch"},
+                  [done(10.0, placement=placement_ok()), done(11.0, placement=placement_ok())])
+        study.add("serial", {"run.init.policy": "serial"},
+                  [done(9.0, placement=placement_ok()), done(9.5, placement=placement_ok())])
+        study.write()
+        result = report(root)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        doc = load_json(os.path.join(root, "report", "report.json"))
+        md = read(os.path.join(root, "report", "report.md"))
+        self.assertEqual([c["placement"]["text"] for c in doc["configurations"]], ["ok", "ok"])
+        self.assertEqual(doc["runs"]["placement"], {"ok": 4, "wrong": 0, "not_audited": 0})
+        self.assertEqual(doc["placement_wrong_runs"], [])
+        self.assertEqual([r["placement_wrong"] for f in doc["findings"] for r in f["rows"]], [[]])
+        self.assertIn("No run had a wrong placement.", md)
+        self.assertIn("| placement | of the runs that count: 4 ok |", md)
+        self.assertNotIn("placement wrong", md)
 
 
 class ManyConfigurations(unittest.TestCase):
@@ -335,6 +520,17 @@ class BadInput(unittest.TestCase):
         path = os.path.join(self.dir, "runs", "off", "rep1", "run.json")
         write_json(path, {"metrics": {"seconds": 1.0}})
         self.assert_one_line_error(report(self.dir), path, "metrics.mpoints_per_second")
+
+    def test_unreadable_placement_audit(self):
+        self.small_study().write()
+        path = os.path.join(self.dir, "runs", "on", "rep1", "run.json")
+        doc = load_json(path)
+        doc["placement_audit"] = {"verdict": "fine", "problems": []}
+        write_json(path, doc)
+        self.assert_one_line_error(report(self.dir), path, "placement_audit.verdict = 'fine'")
+        doc["placement_audit"] = {"verdict": "wrong", "problems": "shared-cpus"}
+        write_json(path, doc)
+        self.assert_one_line_error(report(self.dir), path, "placement_audit.problems is not a list")
 
     def test_bad_tolerance(self):
         self.small_study().write()

@@ -4,7 +4,8 @@ repetition a wave3d results directory (run.json, steps.csv).
 
 Only runs the runner marked ``done`` count, and of those only the ones whose verification did not fail;
 failed, timed-out and pending runs are kept with the reason they are left out, so the report can list
-them. Every problem with the files raises :class:`InputError` naming the file.
+them. A run's placement audit (study_placement.py) is read with its values; a wrong placement does not
+leave a run out. Every problem with the files raises :class:`InputError` naming the file.
 """
 
 import json
@@ -16,6 +17,7 @@ import numpy as np
 
 from .errors import InputError
 from .loaders import load_run
+from .study_placement import read_audit
 
 STUDY_FORMAT = "wave3d-study/1"
 STUDY_FILE = "study.json"
@@ -58,6 +60,10 @@ class RunResult:
     problem: str = None  # why the run is left out of the statistics; None when it counts
     values: dict = field(default_factory=dict)  # RUN_VALUES read from run.json (None where absent)
     verification: str = None
+    placement: object = None  # the PlacementAudit of a done run; None when not audited (or not read)
+    # The runner's word on the placement of a run that is not done (from study.json), e.g. a strict run
+    # that refused a wrong placement: (verdict, [kinds]) or None.
+    recorded_placement: tuple = None
     step_totals: np.ndarray = None  # total step time (s), ranks x steps after the first
     step_data: object = None  # the loaders.RunData, kept for the median repetition only
     steps_note: str = None  # why there are no step times
@@ -85,6 +91,11 @@ class Configuration:
     @property
     def good_runs(self):
         return [r for r in self.runs if r.counts]
+
+    @property
+    def placement_wrong(self):
+        """Whether a run behind this configuration's numbers ran with a wrong placement."""
+        return any(r.placement is not None and r.placement.wrong for r in self.good_runs)
 
 
 @dataclass
@@ -203,7 +214,17 @@ def _run_record(path, directory, index, doc, configurations):
     error = doc.get("error")
     return RunResult(configuration=cid, repetition=repetition, dir=rel, path=os.path.join(directory, rel),
                      status=status, exit_status=doc.get("exit_status"), seconds=doc.get("seconds"),
-                     error=error if isinstance(error, str) and error else None)
+                     error=error if isinstance(error, str) and error else None,
+                     recorded_placement=_recorded_placement(doc))
+
+
+def _recorded_placement(doc):
+    """(verdict, [kinds]) as the runner recorded them in study.json; None for a runner that did not."""
+    verdict = doc.get("placement_verdict")
+    if not isinstance(verdict, str):
+        return None
+    kinds = doc.get("placement_problems")
+    return verdict, [k for k in kinds if isinstance(k, str)] if isinstance(kinds, list) else []
 
 
 def _not_counted_reason(run):
@@ -211,6 +232,10 @@ def _not_counted_reason(run):
         return None
     word, why = NOT_COUNTED.get(run.status, (f"status '{run.status}'", "not a state this report knows"))
     details = [d for d in (why, None if run.exit_status is None else f"exit status {run.exit_status}") if d]
+    if run.recorded_placement and run.recorded_placement[0] == "wrong":
+        # A strict run stops on a wrong placement: that is why it failed.
+        kinds = run.recorded_placement[1]
+        details.append("placement wrong" + (f": {', '.join(kinds)}" if kinds else ""))
     reason = word + (f" ({'; '.join(details)})" if details else "")
     return reason + (f": {run.error}" if run.error else "")
 
@@ -226,6 +251,7 @@ def _read_run_values(run):
         raise InputError(run_json, "metrics.mpoints_per_second is missing or not a number (not a wave3d run result?)")
     status = _lookup(doc, "verification.status")
     run.verification = status if isinstance(status, str) else None
+    run.placement = read_audit(doc, run_json)
     if run.verification == "FAILED":
         run.problem = "done, but its verification FAILED"
     return doc

@@ -7,10 +7,12 @@
 - paired ratios: configurations that differ in one axis only (first-touch / serial, daemon on / off,
   progress thread, halo mode), as the ratio of their median throughputs.
 
-Every number comes from the repetitions that count; a configuration without any shows no value.
+Every number comes from the repetitions that count; a configuration without any shows no value. Each
+point, line and ratio lists in "placement_wrong" the configurations behind it whose placement was wrong.
 """
 
 from .study import parameter_key
+from .study_placement import merge_wrong, wrong_among
 from .study_stats import (axis_short_names, determining_axes, group_by, parameters_label, ranges_overlap,
                           throughput)
 
@@ -77,7 +79,8 @@ def _line_axes(configurations, varying, axis, cores_of):
 def _point(configuration, cores):
     t = throughput(configuration)
     return {"cores": cores, "configuration": configuration.id,
-            "mpoints_per_second": t.as_dict() if t else None, "_summary": t}
+            "mpoints_per_second": t.as_dict() if t else None, "placement_wrong": wrong_among(configuration),
+            "_summary": t}
 
 
 def _saturation_point(points, tolerance):
@@ -87,9 +90,12 @@ def _saturation_point(points, tolerance):
     best = max(measured, key=lambda p: p["_summary"].median)
     threshold = best["_summary"].median * (1.0 - tolerance)
     first = min((p for p in measured if p["_summary"].median >= threshold), key=lambda p: p["cores"])
-    return ({"cores": best["cores"], "configuration": best["configuration"], "median": best["_summary"].median},
+    return ({"cores": best["cores"], "configuration": best["configuration"], "median": best["_summary"].median,
+             "placement_wrong": best["placement_wrong"]},
             {"cores": first["cores"], "configuration": first["configuration"], "median": first["_summary"].median,
-             "fraction_of_best": first["_summary"].median / best["_summary"].median})
+             "fraction_of_best": first["_summary"].median / best["_summary"].median,
+             # measured against the best, so the best's placement is part of it too
+             "placement_wrong": merge_wrong(first["placement_wrong"], best["placement_wrong"])})
 
 
 def _surplus(line, machine_cores):
@@ -105,7 +111,8 @@ def _surplus(line, machine_cores):
             "all_cores_configuration": at_most["configuration"], "all_cores_median": a.median,
             "fewer_cores": fewer["cores"], "fewer_cores_configuration": fewer["configuration"],
             "fewer_cores_median": f.median, "gain_percent": 100 * (f.median / a.median - 1),
-            "fewer_beat_all": f.median > a.median, "within_spread": ranges_overlap(a, f)}
+            "fewer_beat_all": f.median > a.median, "within_spread": ranges_overlap(a, f),
+            "placement_wrong": merge_wrong(fewer["placement_wrong"], at_most["placement_wrong"])}
 
 
 def saturation(study, tolerance=DEFAULT_SATURATION_TOLERANCE):
@@ -131,6 +138,7 @@ def saturation(study, tolerance=DEFAULT_SATURATION_TOLERANCE):
         line = {"label": parameters_label(parameters, key_axes, names) or "all configurations",
                 "parameters": parameters, "daemon": daemons.pop() if len(daemons) == 1 else None,
                 "points": sorted((_point(c, cores_of(c)) for c in members), key=lambda p: p["cores"])}
+        line["placement_wrong"] = merge_wrong(*(p["placement_wrong"] for p in line["points"]))
         line["best"], line["saturation"] = _saturation_point(line["points"], tolerance)
         line["surplus"] = _surplus(line, machine_cores) if with_daemon and line["daemon"] is not None else None
         result["lines"].append(line)
@@ -175,7 +183,8 @@ def paired_ratios(study, axis, baseline, title):
                          "configuration": c.id, "baseline_configuration": reference.id,
                          "median": t.median if t else None, "baseline_median": r.median if r else None,
                          "ratio": t.median / r.median if t and r else None,
-                         "within_spread": ranges_overlap(t, r) if t and r else None})
+                         "within_spread": ranges_overlap(t, r) if t and r else None,
+                         "placement_wrong": wrong_among(c, reference)})
     return {"axis": axis, "title": title, "short_name": names[axis], "baseline": base, "values": values,
             "rows": rows}
 

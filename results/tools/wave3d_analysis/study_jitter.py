@@ -5,6 +5,7 @@ study has configurations with reserved cores and without that differ in nothing 
 from .extrapolation import extrapolate, rank_counts_for
 from .model import COORDINATIONS, crossover_ranks, reserved_wins_ranges, scenario_from_run
 from .report import _verdict as reserved_wins_verdict
+from .study_placement import wrong_among
 from .study_stats import axis_short_names, determining_axes, group_by, parameters_label
 
 # The largest N searched for the rank count at which reserving starts to win (as extrapolate.py).
@@ -30,7 +31,7 @@ def _entry(configuration, label, run, scenario):
                             for p in s["predictions"]],
             "curve": {"ranks": s["curve"]["ranks"], "slowdown": s["curve"]["uncoordinated_slowdown"],
                       "step_s": [x * reference for x in s["curve"]["uncoordinated_slowdown"]]},
-            "note": None}
+            "placement_wrong": wrong_among(configuration), "note": None}
 
 
 def configuration_extrapolations(study, labels):
@@ -40,7 +41,8 @@ def configuration_extrapolations(study, labels):
         run = c.median_run
         if run is None or run.step_data is None:
             note = "no result" if run is None else run.steps_note
-            entries.append({"configuration": c.id, "label": labels[c.id], "note": note})
+            entries.append({"configuration": c.id, "label": labels[c.id], "placement_wrong": wrong_among(c),
+                            "note": note})
             continue
         scenarios[c.id] = scenario_from_run(labels[c.id], run.step_data)
         entries.append(_entry(c, labels[c.id], run, scenarios[c.id]))
@@ -64,7 +66,8 @@ def reserved_comparisons(study, labels, scenarios):
                 pair = {"group": parameters_label(parameters, key, names), "all_cores": a.id, "reserved": r.id,
                         "all_cores_label": labels[a.id], "reserved_label": labels[r.id],
                         "reserved_cores_per_node": _reserved_cores(r), "searched_up_to_ranks": CROSSOVER_MAX_RANKS,
-                        "reserved_wins_ranges": None, "crossover_ranks": None, "verdict": None, "note": None}
+                        "reserved_wins_ranges": None, "crossover_ranks": None, "verdict": None,
+                        "placement_wrong": wrong_among(a, r), "note": None}
                 missing = [c.id for c in (a, r) if c.id not in scenarios]
                 if missing:
                     pair["note"] = f"no step times for {', '.join(missing)}"

@@ -26,6 +26,16 @@ def _cores(n, words):
     return f"{n} {_WORDS_PER_COUNT.get(words, words) if n == 1 else words}"
 
 
+def _wrong(ids):
+    """The mark after a number that rests on a configuration whose placement was wrong (ids: report.json's
+    'placement_wrong' of that number)."""
+    return " (placement wrong)" if ids else ""
+
+
+def _ids(ids):
+    return ", ".join(f"`{i}`" for i in ids)
+
+
 def _table(header, rows):
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
@@ -53,11 +63,20 @@ def _job_lines(report):
     if runs["verification_failed"]:
         left_out.append(f"{runs['verification_failed']} failed verification")
     runs_text = f"{runs['counted']} of {runs['total']} count" + (f" ({', '.join(left_out)})" if left_out else "")
+    placement = runs["placement"]
+    if not runs["counted"]:
+        placement_text = "no run counts"
+    elif placement["not_audited"] == runs["counted"]:
+        placement_text = "not audited (run.json without a placement audit)"
+    else:
+        placement_text = "of the runs that count: " + ", ".join(
+            f"{placement[k]} {k.replace('_', ' ')}" for k in ("ok", "wrong", "not_audited") if placement[k])
     rows = [("study file", f"`{study['file']}`" if study.get("file") else "not recorded"),
             ("study directory", f"`{report['study_directory']}`"),
             ("job", job_text), ("started", job.get("started_utc") or "not recorded"), ("finished", finished),
             ("machine", machine_text),
-            ("repetitions", f"{value_text(report['repetitions'])} per configuration"), ("runs", runs_text)]
+            ("repetitions", f"{value_text(report['repetitions'])} per configuration"), ("runs", runs_text),
+            ("placement", placement_text)]
     return ["| | |", "|---|---|"] + [f"| {k} | {_cell(v)} |" for k, v in rows]
 
 
@@ -79,7 +98,7 @@ def _axes_lines(report):
 
 def _configuration_lines(report):
     header = ["configuration", "parameters", "ranks x threads", "runs ok", "MPoints/s median [min, max]",
-              "spread", "vs best", "p99 step ms", "noise ampl.", "exposed halo", "verification"]
+              "spread", "vs best", "p99 step ms", "noise ampl.", "exposed halo", "verification", "placement"]
     rows = []
     for c in report["configurations"]:
         t = c["mpoints_per_second"]
@@ -90,16 +109,21 @@ def _configuration_lines(report):
         else:
             throughput = f"{t['median']:.2f} [{t['min']:.2f}, {t['max']:.2f}]"
         spread = "n/a" if t is None else _f(t["spread_percent"], 1, " %")
+        ratio = _f(c["ratio_to_best"], 3) + _wrong(c["ratio_to_best_placement_wrong"])
         rows.append((f"`{c['id']}`", c["short_label"], c["shape"], f"{c['runs_ok']}/{c['runs_total']}", throughput,
-                     spread, _f(c["ratio_to_best"], 3), _f(c["step_p99_ms_median"], 3),
+                     spread, ratio, _f(c["step_p99_ms_median"], 3),
                      _f(c["noise_amplification_median"], 3), _f(c["halo_exposed_percent_median"], 1, " %"),
-                     c["verification"]))
+                     c["verification"], c["placement"]["text"]))
     best = report["best_configuration"]
+    best_wrong = any(c["id"] == best and c["placement"]["wrong"] for c in report["configurations"])
     notes = ("Medians over the runs that count (done and not failing verification); MPoints/s with the "
              "minimum and maximum of the repetitions, spread = (max - min) / median; vs best: median over the "
-             f"best median (`{best}`); p99 step: the 99th percentile of all ranks' step times of a run; noise "
+             f"best median (`{best}`{', placement wrong' if best_wrong else ''}); p99 step: the 99th percentile "
+             "of all ranks' step times of a run; noise "
              "amplification: mean per-step slowest rank over median rank (1 = no rank ever late); exposed halo: "
-             "share of the step spent packing, waiting for and unpacking halos.") if best else \
+             "share of the step spent packing, waiting for and unpacking halos; placement: the placement audit "
+             "of the runs that count (wrong in k/n with the kinds of problem, or not audited when run.json has "
+             "no audit). A wrong placement stays in the medians: it is what the run measured.") if best else \
         "No configuration has a run that counts: there are no numbers to show."
     return ["## Configurations", ""] + _table(header, rows) + ["", notes, ""]
 
@@ -113,6 +137,36 @@ def _left_out_lines(report):
     return lines + [""]
 
 
+def _problem_line(problem):
+    ranks = problem["ranks"]
+    where = [problem["host"]]
+    if ranks:
+        where.append(f"rank{'s' if len(ranks) != 1 else ''} {', '.join(map(str, ranks))}")
+    return f"  - {problem['kind']} (cause: {problem['cause']}; {', '.join(where)}): {problem['message']}"
+
+
+def _placement_lines(report):
+    lines = ["## Placement", ""]
+    counts, wrong = report["runs"]["placement"], report["placement_wrong_runs"]
+    if not wrong:
+        if not counts["ok"]:
+            return lines + ["Not audited: no run that counts has a placement audit in its run.json (written by a "
+                            "wave3d without it), so the report cannot say whether threads ran where planned.", ""]
+        rest = f"; {counts['not_audited']} of the runs that count were not audited" if counts["not_audited"] else ""
+        return lines + [f"No run had a wrong placement{rest}.", ""]
+    lines += ["Runs whose placement audit says wrong, with the problems it found. Their numbers stay in the "
+              "medians (a wrong placement is what the run measured, not a failure), and every ratio or finding "
+              "that involves their configuration says \"(placement wrong)\".", ""]
+    for r in wrong:
+        notes = [n for n in ("strict" if r["strict"] else None,
+                             None if r["counts"] else "not counted for another reason") if n]
+        kinds = ", ".join(r["kinds"]) or "wrong, no problem recorded"
+        lines.append(f"- `{r['configuration']}` rep {r['repetition']} (`{r['dir']}`): {kinds}"
+                     + (f" ({'; '.join(notes)})" if notes else ""))
+        lines += [_problem_line(p) for p in r["problems"]]
+    return lines + [""]
+
+
 def _saturation_lines(report):
     sat = report["saturation"]
     lines = ["## Saturation", ""]
@@ -123,23 +177,32 @@ def _saturation_lines(report):
     lines += [f"![saturation curve]({report['plots']['saturation']})", "",
               f"Saturation point: the fewest {words} within {tolerance:g} % of the line's best median.", ""]
     for line in sat["lines"]:
-        points = ", ".join(f"{p['cores']}: " + ("no result" if p["mpoints_per_second"] is None else
-                                                 f"{p['mpoints_per_second']['median']:.2f}") for p in line["points"])
+        points = ", ".join(f"{p['cores']}: {_point_text(p)}" for p in line["points"])
         best, s = line["best"], line["saturation"]
         if best is None:
             lines.append(f"- **{line['label']}** ({words}: MPoints/s) {points}: no result")
             continue
         lines.append(f"- **{line['label']}** ({words}: median MPoints/s) {points}; best {best['median']:.2f} at "
-                     f"{best['cores']}; saturates at **{s['cores']}** ({100 * s['fraction_of_best']:.1f} % "
-                     "of the best)")
+                     f"{best['cores']}{_wrong(best['placement_wrong'])}; saturates at **{s['cores']}** "
+                     f"({100 * s['fraction_of_best']:.1f} % of the best){_wrong(s['placement_wrong'])}")
     lines.append("")
     surplus = [line["surplus"] for line in sat["lines"] if line.get("surplus")]
     if surplus:
         lines += ["### Surplus cores and the daemon", ""]
         for line, finding in ((l, l["surplus"]) for l in sat["lines"] if l.get("surplus")):
             lines.append(f"- {line['label']}: {_surplus_text(finding, words)}")
-        lines += ["", _surplus_verdict(surplus), ""]
+        verdict = _surplus_verdict(surplus)
+        involved = [i for f in surplus for i in f["placement_wrong"]]
+        if involved:  # the verdict rests on these configurations' numbers
+            verdict = verdict.removesuffix(".") + f" (placement wrong: {_ids(dict.fromkeys(involved))})."
+        lines += ["", verdict, ""]
     return lines
+
+
+def _point_text(point):
+    if point["mpoints_per_second"] is None:
+        return "no result"
+    return f"{point['mpoints_per_second']['median']:.2f}{_wrong(point['placement_wrong'])}"
 
 
 def _surplus_text(f, words):
@@ -149,6 +212,7 @@ def _surplus_text(f, words):
               None: "from a single run on one side, which has no spread to judge by"}[f["within_spread"]]
     numbers = f"median {f['fewer_cores_median']:.2f} against {f['all_cores_median']:.2f} MPoints/s " \
               f"({f['gain_percent']:+.1f} %), {spread}"
+    numbers += _wrong(f["placement_wrong"])
     if f["fewer_beat_all"]:
         return f"{_cores(f['fewer_cores'], words)} is faster than {all_text}: {numbers}."
     return f"{all_text} are fastest; the best with fewer, {_cores(f['fewer_cores'], words)}: {numbers}."
@@ -192,6 +256,7 @@ def _findings_lines(report):
             ratio = "no result" if r["ratio"] is None else f"{r['ratio']:.3f}"
             if r["within_spread"]:
                 ratio += " (within the spread)"
+            ratio += _wrong(r["placement_wrong"])
             rows.append((r["label"], f"{f['short_name']}={value_text(r['value'])}", _f(r["median"], 2),
                          _f(r["baseline_median"], 2), ratio))
         lines += _table(["other parameters", "compared", "MPoints/s", f"MPoints/s at {base}", f"ratio to {base}"],
@@ -235,7 +300,8 @@ def _extrapolation_lines(report):
     header += [f"N={p['ranks']:.0e}".replace("e+0", "e") for p in counts]
     rows, limited = [], False
     for e in entries:
-        cells = [e["label"], str(e["repetition"]), str(e["ranks"]), f"{e['one_rank_step_s'] * 1e3:.3f}",
+        cells = [e["label"] + _wrong(e["placement_wrong"]), str(e["repetition"]), str(e["ranks"]),
+                 f"{e['one_rank_step_s'] * 1e3:.3f}",
                  _amplification_text(e["validation"])]
         for p in e["predictions"]:
             if p["ranks"] >= 100:
@@ -249,7 +315,7 @@ def _extrapolation_lines(report):
                      "measured step times; a longer run could show a worse tail.")
     for e in ext["configurations"]:
         if not e.get("predictions"):
-            lines.append(f"- {e['label']}: not extrapolated ({e['note']})")
+            lines.append(f"- {e['label']}{_wrong(e['placement_wrong'])}: not extrapolated ({e['note']})")
     lines.append("")
     reserved = ext["reserved"]
     if reserved is not None:
@@ -262,7 +328,7 @@ def _extrapolation_lines(report):
                 lines.append(f"{head}: {p['note']}")
                 continue
             lines.append(f"{head}: reserving wins, uncoordinated noise: {p['verdict']['uncoordinated']}; "
-                         f"co-scheduled noise: {p['verdict']['co-scheduled']}.")
+                         f"co-scheduled noise: {p['verdict']['co-scheduled']}{_wrong(p['placement_wrong'])}.")
         lines.append("")
     return lines
 
@@ -276,6 +342,7 @@ def format_markdown(report):
     lines += _axes_lines(report)
     lines += _configuration_lines(report)
     lines += _left_out_lines(report)
+    lines += _placement_lines(report)
     lines += ["## Throughput", "", f"![throughput per configuration]({report['plots']['throughput']})", ""]
     lines += _saturation_lines(report)
     lines += _findings_lines(report)

@@ -50,12 +50,15 @@ def plot_throughput(rows, path, study_name):
         if t is None:
             ax.text(0, yi, "  no result", va="center", fontsize=8, color="dimgrey")
             continue
-        ax.barh(yi, t["median"], color="tab:blue", alpha=0.75, height=0.6)
+        wrong = row["placement"]["wrong"]
+        ax.barh(yi, t["median"], color="tab:orange" if wrong else "tab:blue", alpha=0.75, height=0.6,
+                hatch="//" if wrong else None)
         ax.errorbar(t["median"], yi, xerr=[[t["median"] - t["min"]], [t["max"] - t["median"]]], color="black",
                     capsize=3, linewidth=1)
         ax.text(t["max"], yi, f"  {t['median']:.1f}", va="center", fontsize=7)
     ax.set_yticks(y)
-    ax.set_yticklabels([row["short_label"] for row in rows], fontsize=8)
+    ax.set_yticklabels([row["short_label"] + (" (placement wrong)" if row["placement"]["wrong"] else "")
+                        for row in rows], fontsize=8)
     ax.set_xlabel("MPoints/s (bar: median of the repetitions; whiskers: min and max)")
     ax.set_title(f"{study_name}: throughput per configuration", fontsize=10)
     ax.grid(True, axis="x", alpha=0.3)

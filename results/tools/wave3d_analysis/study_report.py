@@ -12,6 +12,7 @@ from .study_findings import DEFAULT_SATURATION_TOLERANCE, paired_findings, satur
 from .study_jitter import configuration_extrapolations, reserved_comparisons
 from . import study_plots
 from .study_markdown import format_markdown
+from .study_placement import run_counts as placement_counts, wrong_runs
 from .study_stats import axis_short_names, best_configuration, configuration_rows, short_labels
 
 REPORT_FORMAT = "wave3d-study-report/1"
@@ -24,6 +25,7 @@ def _run_counts(study):
               "verification_failed": sum(r.status == "done" and not r.counts for r in runs)}
     for status in ("done", "failed", "timeout", "pending"):
         counts[status] = sum(r.status == status for r in runs)
+    counts["placement"] = placement_counts(study)  # of the runs that count
     return counts
 
 
@@ -49,6 +51,7 @@ def build_report(study, tolerance=DEFAULT_SATURATION_TOLERANCE):
         "best_configuration": best_configuration(rows),
         "left_out": [{"configuration": r.configuration, "repetition": r.repetition, "dir": r.dir, "status": r.status,
                       "reason": r.problem} for r in study.runs if not r.counts],
+        "placement_wrong_runs": wrong_runs(study),
         "excluded_combinations": study.excluded,
         "saturation": strip_private(sat),
         "findings": paired_findings(study),

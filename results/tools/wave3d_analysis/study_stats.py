@@ -8,6 +8,7 @@ from itertools import combinations
 import numpy as np
 
 from .study import parameter_key, value_text
+from .study_placement import NOT_AUDITED, configuration_placement, wrong_among
 
 # Short names for the axes studies usually have; any other axis is named by its last component.
 _SHORT_NAMES = {
@@ -110,6 +111,15 @@ def shape_text(configuration):
     return planned
 
 
+def _run_placement(run):
+    """A run's placement verdict and problem kinds for report.json; None for a run whose run.json was not read."""
+    if run.status != "done":
+        return None, []
+    if run.placement is None:
+        return NOT_AUDITED, []
+    return run.placement.verdict, run.placement.kinds
+
+
 def configuration_rows(study, labels):
     """One plain dict per configuration: the numbers of the report's table (report.json 'configurations')."""
     rows = []
@@ -125,21 +135,26 @@ def configuration_rows(study, labels):
             "progress_thread": c.progress_thread, "daemon": c.daemon,
             "runs_total": len(c.runs), "runs_ok": len(c.good_runs),
             "runs": [{"repetition": r.repetition, "dir": r.dir, "status": r.status, "counts": r.counts,
-                      "problem": r.problem, "mpoints_per_second": r.values.get("mpoints_per_second")}
+                      "problem": r.problem, "mpoints_per_second": r.values.get("mpoints_per_second"),
+                      "placement_verdict": _run_placement(r)[0], "placement_problems": _run_placement(r)[1]}
                      for r in c.runs],
             "mpoints_per_second": t.as_dict() if t else None,
             "ratio_to_best": None,
+            "ratio_to_best_placement_wrong": [],
             "step_p99_ms_median": p99.median * 1e3 if p99 else None,
             "noise_amplification_median": amplification.median if amplification else None,
             "halo_exposed_percent_median": halo.median * 100 if halo else None,
             "verification": verification_text(c),
+            "placement": configuration_placement(c),
             "median_repetition": c.median_run.repetition if c.median_run else None,
         })
     measured = [r for r in rows if r["mpoints_per_second"]]
     if measured:
         best = max(measured, key=lambda r: r["mpoints_per_second"]["median"])
+        by_id = {c.id: c for c in study.configurations}
         for r in measured:
             r["ratio_to_best"] = r["mpoints_per_second"]["median"] / best["mpoints_per_second"]["median"]
+            r["ratio_to_best_placement_wrong"] = wrong_among(by_id[r["id"]], by_id[best["id"]])
     return rows
 
 
