@@ -5,8 +5,7 @@ placement audit the configuration chooses with `--set fake.audit="<case>"`:
   ok        audited, nothing wrong
   wrong     audited, wrong: shared-cpus on two hosts and floating
   old       no placement_audit key (a run.json from a wave3d before the audit)
-  strict    wrong, and the run refuses to count it (strict): run.json written, exit status 3
-  none      fails before writing run.json (exit status 1)
+  none      fails before writing run.json (exit status 2), as a strict run does on a wrong placement
 
 `--set fake.mpoints=<n>` sets the throughput (default 100)."""
 import json
@@ -25,7 +24,6 @@ AUDITS = {
     "ok": {"verdict": "ok", "problems": [], "strict": False},
     "wrong": {"verdict": "wrong", "problems": [dict(SHARED, host="node1"), FLOATING, dict(SHARED, host="node2")],
               "strict": False},
-    "strict": {"verdict": "wrong", "problems": [dict(SHARED, host="node1")], "strict": True},
 }
 
 
@@ -43,8 +41,8 @@ def run(args):
     values = settings(args)
     case = values.get("fake.audit", "ok")
     if case == "none":
-        print("fake wave3d: failing before any result", file=sys.stderr)
-        return 1
+        print("fake wave3d: the placement is wrong (shared-cpus) and strict: nothing written", file=sys.stderr)
+        return 2
     result = {"metrics": {"mpoints_per_second": float(values.get("fake.mpoints", 100))},
               "verification": {"status": "VERIFIED"}, "parallel": {"ranks": 1, "threads_per_rank": 1}}
     if case in AUDITS:
@@ -52,7 +50,7 @@ def run(args):
     run_dir = Path(values["output.directory"]) / values["output.name"]
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "run.json").write_text(json.dumps(result, indent=1))
-    return 3 if case == "strict" else 0
+    return 0
 
 
 def main(args):

@@ -80,8 +80,7 @@ def write_run(rep_dir, mpoints, *, ranks=1, steps=6, step_s=1e-3, verification="
 
 class SyntheticStudy:
     """study.json plus run directories. Each configuration's runs are (status, MPoints/s or None, extra)
-    tuples; extra is a dict of write_run keywords, 'exit_status', and 'recorded_placement': the runner's
-    (placement_verdict, placement_problems) in study.json, for runs without a run.json here."""
+    tuples; extra is a dict of write_run keywords and 'exit_status'."""
 
     def __init__(self, directory, name, axes, repetitions, machine=None):
         self.directory = directory
@@ -109,9 +108,6 @@ class SyntheticStudy:
             rel = f"runs/{cid}/rep{rep}"
             record = {"configuration": cid, "repetition": rep, "dir": rel, "status": status,
                       "exit_status": exit_status, "seconds": 1.0 if status != "pending" else None, "started_utc": None}
-            recorded = extra.pop("recorded_placement", None)
-            if recorded:
-                record["placement_verdict"], record["placement_problems"] = recorded
             self.doc["runs"].append(record)
             if mpoints is not None:
                 write_run(os.path.join(self.directory, rel), mpoints, ranks=ranks, **extra)

@@ -61,9 +61,6 @@ class RunResult:
     values: dict = field(default_factory=dict)  # RUN_VALUES read from run.json (None where absent)
     verification: str = None
     placement: object = None  # the PlacementAudit of a done run; None when not audited (or not read)
-    # The runner's word on the placement of a run that is not done (from study.json), e.g. a strict run
-    # that refused a wrong placement: (verdict, [kinds]) or None.
-    recorded_placement: tuple = None
     step_totals: np.ndarray = None  # total step time (s), ranks x steps after the first
     step_data: object = None  # the loaders.RunData, kept for the median repetition only
     steps_note: str = None  # why there are no step times
@@ -214,17 +211,7 @@ def _run_record(path, directory, index, doc, configurations):
     error = doc.get("error")
     return RunResult(configuration=cid, repetition=repetition, dir=rel, path=os.path.join(directory, rel),
                      status=status, exit_status=doc.get("exit_status"), seconds=doc.get("seconds"),
-                     error=error if isinstance(error, str) and error else None,
-                     recorded_placement=_recorded_placement(doc))
-
-
-def _recorded_placement(doc):
-    """(verdict, [kinds]) as the runner recorded them in study.json; None for a runner that did not."""
-    verdict = doc.get("placement_verdict")
-    if not isinstance(verdict, str):
-        return None
-    kinds = doc.get("placement_problems")
-    return verdict, [k for k in kinds if isinstance(k, str)] if isinstance(kinds, list) else []
+                     error=error if isinstance(error, str) and error else None)
 
 
 def _not_counted_reason(run):
@@ -232,10 +219,6 @@ def _not_counted_reason(run):
         return None
     word, why = NOT_COUNTED.get(run.status, (f"status '{run.status}'", "not a state this report knows"))
     details = [d for d in (why, None if run.exit_status is None else f"exit status {run.exit_status}") if d]
-    if run.recorded_placement and run.recorded_placement[0] == "wrong":
-        # A strict run stops on a wrong placement: that is why it failed.
-        kinds = run.recorded_placement[1]
-        details.append("placement wrong" + (f": {', '.join(kinds)}" if kinds else ""))
     reason = word + (f" ({'; '.join(details)})" if details else "")
     return reason + (f": {run.error}" if run.error else "")
 

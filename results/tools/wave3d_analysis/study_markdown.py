@@ -158,11 +158,9 @@ def _placement_lines(report):
               "medians (a wrong placement is what the run measured, not a failure), and every ratio or finding "
               "that involves their configuration says \"(placement wrong)\".", ""]
     for r in wrong:
-        notes = [n for n in ("strict" if r["strict"] else None,
-                             None if r["counts"] else "not counted for another reason") if n]
         kinds = ", ".join(r["kinds"]) or "wrong, no problem recorded"
         lines.append(f"- `{r['configuration']}` rep {r['repetition']} (`{r['dir']}`): {kinds}"
-                     + (f" ({'; '.join(notes)})" if notes else ""))
+                     + ("" if r["counts"] else " (not counted for another reason)"))
         lines += [_problem_line(p) for p in r["problems"]]
     return lines + [""]
 
