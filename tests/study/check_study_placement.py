@@ -11,7 +11,7 @@ wrong:     one configuration ok, one wrong (shared-cpus on two hosts and floatin
            fact, not a failure) with its problem kinds once each; the failed run says nothing about
            placement; the runner names the wrong run and exits 1 for the failed one only.
 unaudited: run.json from a wave3d before the audit (no placement_audit): "not audited", never ok or
-           wrong, exit 0.
+           wrong, exit 0; an audit with neither verdict is "unreadable", not "not audited".
 """
 import argparse
 import json
@@ -84,9 +84,12 @@ def check_wrong(args, work):
 
 
 def check_unaudited(args, work):
-    done, runs = run_study(args, work, "not-audited", ["old"], 2)
+    done, runs = run_study(args, work, "not-audited", ["old", "garbled"], 2)
     expect(done.returncode == 0, f"the study ran (exit {done.returncode})")
-    for run in runs:
+    garbled = [run for run in runs if run["configuration"].endswith("garbled")]
+    expect([run["placement_verdict"] for run in garbled] == ["unreadable"] * 2,
+           "an audit without a verdict of ok or wrong is unreadable")
+    for run in (run for run in runs if run not in garbled):
         expect(run["status"] == "done" and run["placement_verdict"] == "not audited"
                and run["placement_problems"] == [], f"{run['dir']}: not audited, neither ok nor wrong")
         expect(progress(done.stdout, run).endswith(", placement not audited"),

@@ -5,6 +5,7 @@ placement audit the configuration chooses with `--set fake.audit="<case>"`:
   ok        audited, nothing wrong
   wrong     audited, wrong: shared-cpus on two hosts and floating
   old       no placement_audit key (a run.json from a wave3d before the audit)
+  garbled   a placement_audit whose verdict is neither ok nor wrong
   none      fails before writing run.json (exit status 2), as a strict run does on a wrong placement
 
 `--set fake.mpoints=<n>` sets the throughput (default 100)."""
@@ -24,6 +25,7 @@ AUDITS = {
     "ok": {"verdict": "ok", "problems": [], "strict": False},
     "wrong": {"verdict": "wrong", "problems": [dict(SHARED, host="node1"), FLOATING, dict(SHARED, host="node2")],
               "strict": False},
+    "garbled": {"verdict": "maybe"},
 }
 
 

@@ -13,6 +13,7 @@ from .settings import StudyError
 
 KILL_GRACE_SECONDS = 30
 NOT_AUDITED = "not audited"
+UNREADABLE = "unreadable"
 
 
 class Interrupted(Exception):
@@ -35,10 +36,13 @@ def stop_process_group(process):
 def placement_outcome(result):
     """The run's placement verdict ("ok" or "wrong") and the kinds of its problems, in the order wave3d found
     them. A run.json without an audit (written by a wave3d from before it) is "not audited": that says
-    nothing either way, so it must never read as ok."""
+    nothing either way, so it must never read as ok; an audit without a verdict of ok or wrong is
+    "unreadable" (the report names the file)."""
     audit = result.get("placement_audit")
-    if not isinstance(audit, dict) or audit.get("verdict") not in ("ok", "wrong"):
+    if audit is None:
         return {"placement_verdict": NOT_AUDITED, "placement_problems": []}
+    if not isinstance(audit, dict) or audit.get("verdict") not in ("ok", "wrong"):
+        return {"placement_verdict": UNREADABLE, "placement_problems": []}
     problems = audit.get("problems") if isinstance(audit.get("problems"), list) else []
     kinds = [p.get("kind") for p in problems if isinstance(p, dict) and isinstance(p.get("kind"), str)]
     return {"placement_verdict": audit["verdict"], "placement_problems": list(dict.fromkeys(kinds))}

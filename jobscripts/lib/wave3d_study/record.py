@@ -2,8 +2,9 @@
 every run so that a study cut short (time limit, node failure) can still be reported.
 
 A run records its status, exit status and seconds, and once its run.json exists its throughput,
-verification and placement: `placement_verdict` ("ok", "wrong", or "not audited" for a run.json from a
-wave3d without the placement audit) and `placement_problems` (the kinds of problem the audit found)."""
+verification and placement: `placement_verdict` ("ok", "wrong", "not audited" for a run.json from a
+wave3d without the placement audit, "unreadable" for an audit without either verdict) and
+`placement_problems` (the kinds of problem the audit found)."""
 import datetime
 import json
 import os

@@ -109,7 +109,8 @@ def placement_text(run):
 def progress_line(run, index, total):
     details = [f"{run['mpoints_per_second']:.1f} MPoints/s"] if run.get("mpoints_per_second") else []
     details += [f"{run['seconds']:.1f} s"] if run["seconds"] is not None else []
-    details += [placement_text(run)] if placement_text(run) else []
+    placement = placement_text(run)
+    details += [placement] if placement else []
     details += [run["error"]] if run.get("error") else []
     return (f"[{index}/{total} done, {total - index} to go] {run['configuration']} rep {run['repetition']}: "
             f"{', '.join([run['status'], *details])}")
