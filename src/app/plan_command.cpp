@@ -81,7 +81,8 @@ void print_launcher_argv(const PlanCommandOptions& opt) {
   std::fwrite(words.data(), 1, words.size(), stdout);
 }
 
-// The human lines name the program; the argv lists stop before it, as --print-argv does.
+// The human lines name the program and its placement settings; the launcher argv lists stop before the
+// program, as --print-argv does, and program_argv holds the settings for a script to put after "run".
 void print_plan_json(const PlanCommandOptions& opt) {
   const auto [topo, plan] = plan_node(opt);
   const LauncherLines lines = make_launcher_lines(plan, LauncherOptions{.nodes = opt.nodes, .program = "wave3d run"});

@@ -64,7 +64,9 @@ bool slurm_blocks_reproduce(const PlacementPlan& plan, const std::vector<int>& e
   return true;
 }
 
-std::string mpirun_line(const PlacementPlan& plan, const LauncherOptions& opt, std::vector<std::string>& notes) {
+std::string mpirun_line(const PlacementPlan& plan, const LauncherOptions& opt, const std::string& program,
+                        std::vector<std::string>& notes) {
+  const bool binds_itself = opt.program == kRunProgram;
   const OmpEnv env = omp_env(plan);
   const int block = plan.cores_per_rank + (plan.request.progress_thread ? 1 : 0);
   const std::string env_flags = fmt::format("-x OMP_NUM_THREADS={} -x OMP_PLACES={} -x OMP_PROC_BIND=close",
@@ -72,21 +74,29 @@ std::string mpirun_line(const PlacementPlan& plan, const LauncherOptions& opt, s
   const int total = opt.nodes * plan.ranks_per_node;
   const std::string_view resource = ppr_resource(plan.domain_kind);
   if (ppr_reproduces(plan, block)) {
+    // wave3d run with the plan's settings binds every thread itself; another program has OpenMP's binding.
+    const std::string threads_there =
+        binds_itself ? fmt::format("wave3d binds {} before it and the progress thread to it",
+                                   env.threads == 1 ? std::string("its OpenMP thread to the core")
+                                                    : fmt::format("its {} OpenMP threads to the cores", env.threads))
+                     : fmt::format("wave3d binds the progress thread to it, OpenMP's close binding keeps the {} "
+                                   "threads on the cores before it",
+                                   env.threads);
     if (plan.request.progress_thread)
-      notes.push_back(fmt::format("mpirun: PE={} includes each rank's progress core; wave3d binds the progress "
-                                  "thread to it, OpenMP's close binding keeps the {} threads on the cores before it",
-                                  block, env.threads));
+      notes.push_back(fmt::format("mpirun: PE={} includes each rank's progress core; {}", block, threads_there));
     return fmt::format("mpirun -n {} --map-by ppr:{}:{}:PE={} --bind-to core {} {}", total, plan.ranks_per_domain,
-                       resource, block, env_flags, opt.program);
+                       resource, block, env_flags, program);
   }
-  notes.push_back("mpirun: --map-by ppr:N:<domain>:PE=M can only give a rank consecutive cores from the start of its "
-                  "domain, which this plan does not; the ranks start unbound and must bind their threads "
-                  "themselves (or use the srun line)");
+  notes.push_back(fmt::format("mpirun: --map-by ppr:N:<domain>:PE=M can only give a rank consecutive cores from the "
+                              "start of its domain, which this plan does not; the ranks start unbound and {}",
+                              binds_itself ? "wave3d binds each rank's threads to the plan's cores itself"
+                                           : "must bind their threads themselves (or use the srun line)"));
   return fmt::format("mpirun -n {} --map-by ppr:{}:{} --bind-to none {} {}", total, plan.ranks_per_domain, resource,
-                     env_flags, opt.program);
+                     env_flags, program);
 }
 
-std::string srun_line(const PlacementPlan& plan, const LauncherOptions& opt, std::vector<std::string>& notes) {
+std::string srun_line(const PlacementPlan& plan, const LauncherOptions& opt, const std::string& program,
+                      std::vector<std::string>& notes) {
   const OmpEnv env = omp_env(plan);
   const bool progress = plan.request.progress_thread;
   // Specialised cores are closed to the job's processes, so progress threads cannot live on them.
@@ -133,7 +143,7 @@ std::string srun_line(const PlacementPlan& plan, const LauncherOptions& opt, std
                                 "CPU (ThreadsPerCore={})",
                                 plan.pus_per_core, plan.pus_per_core));
   line += fmt::format(" --export=ALL,OMP_NUM_THREADS={},OMP_PLACES={},OMP_PROC_BIND=close {}", env.threads,
-                      env.places, opt.program);
+                      env.places, program);
   return line;
 }
 
@@ -151,11 +161,37 @@ std::string cpu_mask_hex(const std::vector<int>& cpus) {
   return hex;
 }
 
+std::vector<std::string> run_settings_words(const PlacementPlan& plan) {
+  const PlacementRequest& req = plan.request;
+  // The run plans with as many ranks per node as the launcher started, so only these need saying.
+  std::vector<std::string> settings = {fmt::format("placement.layout={}", to_string(req.layout)),
+                                       fmt::format("run.threads={}", plan.threads_per_rank)};
+  if (req.reserve.kind != ReservedCores::Kind::none)
+    settings.push_back(fmt::format("placement.reserve={}", req.reserve.to_string()));
+  if (req.use_smt) settings.emplace_back("placement.smt=true");
+  if (req.progress_thread) {
+    // wave3d starts a progress thread only for an overlapped halo with the thread engine.
+    settings.emplace_back("parallel.halo=overlap");
+    settings.emplace_back("parallel.progress=thread");
+  }
+  std::vector<std::string> words;
+  for (std::string& s : settings) {
+    words.emplace_back("--set");
+    words.push_back(std::move(s));
+  }
+  return words;
+}
+
 LauncherLines make_launcher_lines(const PlacementPlan& plan, const LauncherOptions& options) {
   if (options.nodes < 1) throw std::invalid_argument(fmt::format("{} nodes: a job needs at least 1", options.nodes));
   LauncherLines lines;
-  lines.mpirun = mpirun_line(plan, options, lines.notes);
-  lines.srun = srun_line(plan, options, lines.notes);
+  std::string program = options.program;
+  if (options.program == kRunProgram) {
+    lines.program_argv = run_settings_words(plan);
+    program += fmt::format(" {}", fmt::join(lines.program_argv, " "));
+  }
+  lines.mpirun = mpirun_line(plan, options, program, lines.notes);
+  lines.srun = srun_line(plan, options, program, lines.notes);
   return lines;
 }
 

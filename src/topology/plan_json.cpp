@@ -49,7 +49,11 @@ nlohmann::json plan_to_json(const Topology& topology, const PlacementPlan& plan,
             {"progress_thread", plan.request.progress_thread},
             {"smt", plan.request.use_smt},
             {"ranks", ranks}}},
-          {"launchers", {{"srun", lines.srun}, {"mpirun", lines.mpirun}, {"notes", lines.notes}}}};
+          {"launchers",
+           {{"srun", lines.srun},
+            {"mpirun", lines.mpirun},
+            {"program_argv", lines.program_argv},
+            {"notes", lines.notes}}}};
 }
 
 }  // namespace wave3d

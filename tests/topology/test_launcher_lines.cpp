@@ -1,6 +1,11 @@
-// Launcher lines: the mpirun and srun options that realise a plan, including the ISO3DFD study's.
+// Launcher lines: the mpirun and srun options that realise a plan, including the ISO3DFD study's, and the
+// wave3d run settings after the program that make the run bind to the same plan.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <variant>
+
+#include "config/config_override.hpp"
 #include "topology/launcher_lines.hpp"
 #include "topology_test_support.hpp"
 
@@ -18,11 +23,14 @@ TEST(LauncherLines, Iso3dfdRankPerSocket) {
   const LauncherLines l = lines_for("xeon-e5-2699v4", {.layout = Layout::rank_per_socket, .threads_per_rank = 22});
   EXPECT_EQ(l.mpirun,
             "mpirun -n 2 --map-by ppr:1:socket:PE=22 --bind-to core -x OMP_NUM_THREADS=22 -x OMP_PLACES=cores "
-            "-x OMP_PROC_BIND=close wave3d run");
+            "-x OMP_PROC_BIND=close wave3d run --set placement.layout=rank-per-socket --set run.threads=22");
   EXPECT_EQ(l.srun,
             "srun --nodes=1 --ntasks=2 --ntasks-per-node=2 --ntasks-per-socket=1 --cpus-per-task=22 "
             "--cpu-bind=cores --distribution=block:block "
-            "--export=ALL,OMP_NUM_THREADS=22,OMP_PLACES=cores,OMP_PROC_BIND=close wave3d run");
+            "--export=ALL,OMP_NUM_THREADS=22,OMP_PLACES=cores,OMP_PROC_BIND=close "
+            "wave3d run --set placement.layout=rank-per-socket --set run.threads=22");
+  EXPECT_EQ(l.program_argv,
+            (std::vector<std::string>{"--set", "placement.layout=rank-per-socket", "--set", "run.threads=22"}));
   EXPECT_TRUE(l.notes.empty());
 }
 
@@ -45,6 +53,14 @@ TEST(LauncherLines, ProgressCoresGoIntoMasksNotCoreSpec) {
   EXPECT_TRUE(contains(l.mpirun, "--map-by ppr:1:socket:PE=22 --bind-to core -x OMP_NUM_THREADS=21"));
   EXPECT_TRUE(contains(l.srun, "--cpus-per-task=22 --cpu-bind=mask_cpu:0x3fffff,0xfffffc00000 "));
   EXPECT_FALSE(contains(l.srun, "--core-spec"));
+  // Only wave3d starts the progress thread, and only with these settings.
+  const std::string settings = "wave3d run --set placement.layout=rank-per-socket --set run.threads=21 "
+                               "--set placement.reserve=per-socket:1 --set parallel.halo=overlap "
+                               "--set parallel.progress=thread";
+  EXPECT_TRUE(l.mpirun.ends_with(settings));
+  EXPECT_TRUE(l.srun.ends_with(settings));
+  ASSERT_FALSE(l.notes.empty());
+  EXPECT_TRUE(contains(l.notes[0], "wave3d binds its 21 OpenMP threads to the cores before it and the progress thread to it"));
 }
 
 TEST(LauncherLines, ReservationOutsideSlurmsConventionUsesMasks) {
@@ -75,7 +91,8 @@ TEST(LauncherLines, EpycNumaDomainsWithSmt) {
   const LauncherLines l = lines_for("epyc-7763-nps4", {.layout = Layout::rank_per_numa, .use_smt = true}, 2);
   EXPECT_EQ(l.mpirun,
             "mpirun -n 16 --map-by ppr:1:numa:PE=16 --bind-to core -x OMP_NUM_THREADS=32 -x OMP_PLACES=threads "
-            "-x OMP_PROC_BIND=close wave3d run");
+            "-x OMP_PROC_BIND=close wave3d run --set placement.layout=rank-per-numa --set run.threads=32 "
+            "--set placement.smt=true");
   EXPECT_TRUE(contains(l.srun, "--ntasks=16 --ntasks-per-node=8 --ntasks-per-socket=4 --cpus-per-task=32 "
                                "--cpu-bind=cores"));
   EXPECT_TRUE(contains(l.srun, "OMP_PLACES=threads"));
@@ -87,6 +104,45 @@ TEST(LauncherLines, RankPerCoreAndRankPerNode) {
   const LauncherLines node = lines_for("xeon-e5-4620", {.layout = Layout::rank_per_node});
   EXPECT_TRUE(contains(node.mpirun, "mpirun -n 1 --map-by ppr:1:node:PE=32 --bind-to core"));
   EXPECT_FALSE(contains(node.srun, "--ntasks-per-socket"));
+}
+
+TEST(LauncherLines, UnboundMpirunRanksAreBoundByWave3d) {
+  const PlacementPlan plan = make_placement_plan(
+      machine("xeon-e5-2699v4"), {.layout = Layout::rank_per_socket, .reserve = ReservedCores::list({0, 22})});
+  const LauncherLines run = make_launcher_lines(plan);
+  EXPECT_TRUE(contains(run.mpirun, "--bind-to none"));
+  EXPECT_TRUE(contains(run.notes[0], "the ranks start unbound and wave3d binds each rank's threads"));
+  // Any other program gets the launcher's words alone, and the note does not promise what it cannot know.
+  const LauncherLines bare = make_launcher_lines(plan, {.program = ""});
+  EXPECT_TRUE(bare.program_argv.empty());
+  EXPECT_TRUE(bare.mpirun.ends_with("-x OMP_PROC_BIND=close "));
+  EXPECT_TRUE(contains(bare.notes[0], "must bind their threads themselves"));
+  EXPECT_TRUE(make_launcher_lines(plan, {.program = "./a.out"}).srun.ends_with(" ./a.out"));
+}
+
+// The words must mean to wave3d run what they meant to the plan: a list reserve stays one string through
+// --set (a comma-separated value would otherwise be taken as a list).
+TEST(LauncherLines, SettingsReadBackThroughSet) {
+  const PlacementPlan plan = make_placement_plan(machine("xeon-e5-2699v4"),
+                                                 {.layout = Layout::rank_per_socket,
+                                                  .reserve = ReservedCores::list({21, 43}),
+                                                  .progress_thread = true,
+                                                  .use_smt = true});
+  const std::vector<std::string> words = run_settings_words(plan);
+  ASSERT_EQ(words.size() % 2, 0u);
+  Settings settings;
+  for (std::size_t i = 0; i < words.size(); i += 2) {
+    EXPECT_EQ(words[i], "--set");
+    EXPECT_EQ(words[i + 1].find_first_of(" \t'\"$`;&|<>(){}[]*?!~#"), std::string::npos) << words[i + 1];
+    add_override(settings, words[i + 1]);
+  }
+  const auto text = [&](const char* key) { return std::get<std::string>(settings.at(key).value); };
+  EXPECT_EQ(text("placement.layout"), "rank-per-socket");
+  EXPECT_EQ(ReservedCores::parse(text("placement.reserve")), plan.request.reserve);
+  EXPECT_EQ(std::get<std::int64_t>(settings.at("run.threads").value), plan.threads_per_rank);
+  EXPECT_TRUE(std::get<bool>(settings.at("placement.smt").value));
+  EXPECT_EQ(text("parallel.halo"), "overlap");
+  EXPECT_EQ(text("parallel.progress"), "thread");
 }
 
 TEST(LauncherLines, CpuMasks) {

@@ -28,6 +28,14 @@ TEST(PlanJson, GivesTheMachineAndTheComputeCoresOfThePlan) {
   EXPECT_EQ(doc["plan"]["ranks"][1]["cores"].size(), 16u);
   EXPECT_TRUE(doc["launchers"]["srun"].get<std::string>().starts_with("srun "));
   EXPECT_TRUE(doc["launchers"]["mpirun"].get<std::string>().starts_with("mpirun "));
+  // What a script appends after `wave3d run` to get this plan: the same words the printed lines end with.
+  const nlohmann::json program = {"--set", "placement.layout=rank-per-socket", "--set", "run.threads=16",
+                                  "--set", "placement.reserve=per-node:3",     "--set", "parallel.halo=overlap",
+                                  "--set", "parallel.progress=thread"};
+  EXPECT_EQ(doc["launchers"]["program_argv"], program);
+  EXPECT_TRUE(doc["launchers"]["mpirun"].get<std::string>().ends_with(
+      "wave3d run --set placement.layout=rank-per-socket --set run.threads=16 --set placement.reserve=per-node:3 "
+      "--set parallel.halo=overlap --set parallel.progress=thread"));
 }
 
 TEST(PlanJson, AProgresslessPlanHasNullProgressCores) {
@@ -38,6 +46,8 @@ TEST(PlanJson, AProgresslessPlanHasNullProgressCores) {
   EXPECT_EQ(doc["plan"]["ranks_per_node"], 16);
   EXPECT_EQ(doc["plan"]["compute_cores_per_node"], 16);
   EXPECT_TRUE(doc["plan"]["ranks"][3]["progress_core"].is_null());
+  EXPECT_EQ(doc["launchers"]["program_argv"],
+            nlohmann::json({"--set", "placement.layout=rank-per-core", "--set", "run.threads=1"}));
 }
 
 }  // namespace
