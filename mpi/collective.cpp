@@ -43,6 +43,10 @@ NodeRank rank_on_node(MPI_Comm comm) {
   NodeRank r;
   MPI_Comm_rank(node, &r.rank);
   MPI_Comm_size(node, &r.size);
+  int mine = 0;
+  MPI_Comm_rank(comm, &mine);
+  r.leader = mine;
+  check(MPI_Bcast(&r.leader, 1, MPI_INT, 0, node), "MPI_Bcast");
   MPI_Comm_free(&node);
   return r;
 }

@@ -61,6 +61,7 @@ std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine, 
 struct NodeRank {
   int rank = 0;
   int size = 1;
+  int leader = 0;  // the rank in comm of the node's first rank: names the node
 };
 NodeRank rank_on_node(MPI_Comm comm);
 

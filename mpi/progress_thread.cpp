@@ -26,18 +26,42 @@ ProgressThread::ProgressThread(int cpu) : cpu_(cpu) {
     throw std::invalid_argument("parallel.progress_core = " + std::to_string(cpu) +
                                 " is not a CPU of this machine; allowed: -1 (unbound) or a CPU this process may "
                                 "run on (see the binding report)");
-  thread_ = std::thread([this] { run(); });
+  // The thread binds itself and reports before it serves any job, so that its first poll already runs
+  // where it belongs and the binding report can ask where it is.
+  std::promise<int> bound;
+  std::future<int> result = bound.get_future();
+  thread_ = std::thread([this, cpu, p = std::move(bound)]() mutable { bind_and_run(cpu, std::move(p)); });
+  if (result.get() != 0) {
+    thread_.join();  // the thread ended without serving: a joinable thread must not outlive a failed constructor
+    throw std::invalid_argument("parallel.progress_core = " + std::to_string(cpu) +
+                                ": the progress thread cannot be bound there (not a CPU this process may run "
+                                "on); allowed: -1 (unbound) or a CPU of the binding report");
+  }
+}
+
+void ProgressThread::bind_and_run(int cpu, std::promise<int> bound) {
   if (cpu >= 0) {
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(cpu, &one);
-    if (pthread_setaffinity_np(thread_.native_handle(), sizeof one, &one) != 0) {
-      shutdown();  // a joinable thread must not outlive a failed constructor
-      throw std::invalid_argument("parallel.progress_core = " + std::to_string(cpu) +
-                                  ": the progress thread cannot be bound there (not a CPU this process may run "
-                                  "on); allowed: -1 (unbound) or a CPU of the binding report");
+    if (const int error = pthread_setaffinity_np(pthread_self(), sizeof one, &one); error != 0) {
+      bound.set_value(error);
+      return;
     }
   }
+  started_cpu_ = sched_getcpu();
+  bound.set_value(0);
+  run();
+}
+
+std::vector<int> ProgressThread::allowed_cpus() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (!thread_.joinable() || pthread_getaffinity_np(thread_.native_handle(), sizeof set, &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
 }
 
 ProgressThread::~ProgressThread() { shutdown(); }

@@ -6,15 +6,18 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 namespace wave3d::mpi {
 
 class ProgressThread {
  public:
-  // cpu: the OS CPU index to bind the thread to, or -1 to leave it unbound. Throws
+  // cpu: the OS CPU index to bind the thread to, or -1 to leave it where it starts (it inherits the
+  // creating thread's affinity). The thread binds itself before the constructor returns. Throws
   // std::invalid_argument naming parallel.progress_core if the process may not run on that CPU.
   explicit ProgressThread(int cpu);
   ~ProgressThread();
@@ -28,6 +31,10 @@ class ProgressThread {
   std::optional<double> stop();
 
   int cpu() const { return cpu_; }
+  // The CPU the thread was running on once it had bound itself (sched_getcpu); nullopt if unknown.
+  std::optional<int> started_cpu() const { return started_cpu_ < 0 ? std::nullopt : std::optional<int>(started_cpu_); }
+  // The CPUs the thread may run on now (its affinity mask), ascending; empty if it cannot be read.
+  std::vector<int> allowed_cpus();
   // The CPU the thread last started a job on (sched_getcpu), to check the binding; nullopt before any job.
   std::optional<int> observed_cpu() const {
     const int c = observed_cpu_.load(std::memory_order_relaxed);
@@ -35,10 +42,12 @@ class ProgressThread {
   }
 
  private:
+  void bind_and_run(int cpu, std::promise<int> bound);
   void run();
   void shutdown();  // ends and joins the thread; safe to call twice
 
   int cpu_;
+  int started_cpu_ = -1;  // written by the thread before it reports back, read after
   std::mutex mutex_;
   std::condition_variable wake_;
   std::function<bool()> poll_;  // the current job; empty when idle

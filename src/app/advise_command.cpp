@@ -25,6 +25,7 @@
 #include "probe/stream.hpp"
 #include "runtime/byte_size.hpp"
 #include "runtime/cpu_list.hpp"
+#include "runtime/thread_binding.hpp"
 #include "runtime/hostname.hpp"
 #include "topology/launcher_lines.hpp"
 #include "topology/placement_plan.hpp"
@@ -78,6 +79,7 @@ AdviseMeasureOptions measure_options(const AdviseOptions& o) {
   m.stream_repetitions = o.stream_repetitions;
   if (o.numa >= 0) m.numa = o.numa;
   if (!o.threads.empty()) m.threads = parse_thread_list(o.threads);
+  m.launch_cpus = launch_affinity();  // before any measurement binds this thread
   return m;
 }
 
@@ -117,8 +119,11 @@ CurvesSource measure_here(const AdviseOptions& o, int ranks) {
   json domains = json::array();
   for (DomainSweep& s : sweeps) {
     measure_domain(s, m, [](const DomainSweep& sweep, const BenchCase& c) {
-      fmt::print("  NUMA node {}, {}: triad {:.2f} GB/s, stencil {:.1f} MPoints/s\n", sweep.numa,
-                 plural(c.threads_per_rank, "thread", "threads"), c.triad_gbytes.median, c.stencil_mpoints.median);
+      fmt::print(stderr, "{}", c.placement_warnings);
+      std::fflush(stderr);
+      fmt::print("  NUMA node {}, {}: triad {:.2f} GB/s, stencil {:.1f} MPoints/s, placement {}\n", sweep.numa,
+                 plural(c.threads_per_rank, "thread", "threads"), c.triad_gbytes.median, c.stencil_mpoints.median,
+                 c.placement_verdict);
       std::fflush(stdout);
     });
     for (const std::string& notice : s.notices) fmt::print("  notice: NUMA node {}: {}\n", s.numa, notice);

@@ -96,6 +96,7 @@ void measure_domain(DomainSweep& sweep, const AdviseMeasureOptions& options,
   settings.stream_elements = sweep.stream_elements;
   settings.stream_repetitions = options.stream_repetitions;
   settings.thread_pus = sweep.core_pus;  // thread i on core i of the domain, lowest-numbered first
+  settings.launch_cpus = options.launch_cpus;
 
   advise::Curve triad{"GB/s", {}};
   advise::Curve stencil{"MPoints/s", {}};

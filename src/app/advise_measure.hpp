@@ -22,6 +22,7 @@ struct AdviseMeasureOptions {
   int stream_repetitions = 5;       // the first is a warm-up
   std::optional<int> numa;          // measure only this NUMA node (logical index); default all with cores
   std::vector<int> threads;         // thread counts; empty: 1 to the domain's cores
+  std::vector<int> launch_cpus;     // the process's affinity as launched, for the binding audit
 };
 
 // One domain's sweep: what it will measure, then (after measure_domain) its curves.

@@ -16,6 +16,8 @@
 #include "mpi/quiet_wait.hpp"
 #include "probe/stream.hpp"
 #include "runtime/byte_size.hpp"
+#include "runtime/cpu_list.hpp"
+#include "runtime/thread_binding.hpp"
 #include "runtime/machine_info.hpp"
 #include "stencil/coefficients.hpp"
 
@@ -32,6 +34,7 @@ struct BenchOptions {
   std::string halo = "overlap";
   std::string progress = "poll";
   bool no_bind = false;
+  bool strict_placement = false;
   std::string json;
 };
 
@@ -48,13 +51,17 @@ std::string fraction_text(const std::optional<double>& bound, double value) {
 }
 
 void print_case(const BenchCase& c, const std::optional<double>& single_thread_rate) {
+  // A warning goes right above the row it is about, once for the whole job.
+  std::fflush(stdout);
+  fmt::print(stderr, "{}", c.placement_warnings);
+  std::fflush(stderr);
   const std::string compute = c.compute_bound_mpoints ? fmt::format("{:.0f}", *c.compute_bound_mpoints) : "unknown";
   const std::string speedup =
       single_thread_rate ? fmt::format("{:.2f}", c.stencil_mpoints.median / *single_thread_rate) : "";
-  fmt::print("{:>5} x {:<3} {:>9.1f} {:>9.1f} {:>9.1f} {:>8.2f} {:>9.2f} {:>9.0f} {:>7.3f} {:>9} {:>7} {:>7}\n",
+  fmt::print("{:>5} x {:<3} {:>9.1f} {:>9.1f} {:>9.1f} {:>8.2f} {:>9.2f} {:>9.0f} {:>7.3f} {:>9} {:>7} {:>7}  {}\n",
              c.ranks, c.threads_per_rank, c.stencil_mpoints.min, c.stencil_mpoints.median, c.stencil_mpoints.max,
              c.gflops, c.triad_gbytes.median, c.bandwidth_bound_mpoints, c.fraction_of_bandwidth_bound(), compute,
-             fraction_text(c.compute_bound_mpoints, c.stencil_mpoints.median), speedup);
+             fraction_text(c.compute_bound_mpoints, c.stencil_mpoints.median), speedup, c.placement_verdict);
 }
 
 nlohmann::json to_json(const BenchCase& c) {
@@ -72,7 +79,8 @@ nlohmann::json to_json(const BenchCase& c) {
           {"field_bytes", c.field_bytes},
           {"process_grid", c.process_grid},
           {"halo_exposed_fraction", optional(c.halo_exposed_fraction)},
-          {"rss_growth_over_fields", optional(c.rss_growth_over_fields)}};
+          {"rss_growth_over_fields", optional(c.rss_growth_over_fields)},
+          {"placement_audit", c.placement_audit}};
 }
 
 int run_bench(const BenchOptions& o, MPI_Comm comm) {
@@ -89,6 +97,8 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
   settings.stream_elements = default_stream_elements(llc);
   settings.fma_units = o.fma_units;
   settings.bind = !o.no_bind;
+  settings.launch_cpus = launch_affinity();
+  settings.strict_placement = o.strict_placement;
   const std::vector<int> thread_counts =
       o.threads.empty() ? (omp_get_max_threads() > 1 ? std::vector<int>{1, omp_get_max_threads()} : std::vector<int>{1})
                         : parse_thread_list(o.threads);
@@ -106,8 +116,9 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
                "flops per point\n",
                machine.cpu_mhz ? fmt::format("{:.0f} MHz ({})", *machine.cpu_mhz, machine.cpu_mhz_source) : "clock unknown",
                machine.simd_bytes ? std::to_string(*machine.simd_bytes) : "?", o.fma_units, 61);
-    fmt::print("\n{:>11} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>7} {:>9} {:>7} {:>7}\n", "ranks x thr", "MPts min",
-               "MPts med", "MPts max", "GFlops", "triad GB/s", "bw bound", "of bw", "cpu bound", "of cpu", "speedup");
+    fmt::print("\n{:>11} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>7} {:>9} {:>7} {:>7}  {}\n", "ranks x thr", "MPts min",
+               "MPts med", "MPts max", "GFlops", "triad GB/s", "bw bound", "of bw", "cpu bound", "of cpu", "speedup",
+               "placement");
   }
 
   std::vector<BenchCase> cases;
@@ -197,6 +208,8 @@ Command add_bench_command(CLI::App& parent) {
   cli->add_flag("--no-bind", o->no_bind,
                 "Leave thread placement to the launcher and OMP_PLACES instead of binding each case's threads "
                 "(one rank: its threads on the first cores; several ranks: one core each)");
+  cli->add_flag("--strict-placement", o->strict_placement,
+                "Stop (exit 2) before measuring a case whose placement the binding audit finds wrong");
   cli->add_option("--json", o->json, "Also write the results to this JSON file");
   return {cli, [o](MPI_Comm comm, const std::vector<std::string>&) { return run_bench(*o, comm); }};
 }

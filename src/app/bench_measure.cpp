@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "app/binding_audit.hpp"
 #include "app/placement_setup.hpp"
 #include "app/run_report.hpp"
 #include "app/time_loop.hpp"
@@ -79,19 +80,24 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   MPI_Comm_size(comm, &ranks);
   MPI_Comm_rank(comm, &rank);
   omp_set_num_threads(threads);
+  AppliedPlacement applied;
   if (!s.thread_pus.empty()) {
     if (s.thread_pus.size() < static_cast<std::size_t>(threads))
       throw std::logic_error("bench: " + std::to_string(threads) + " threads but CPUs for only " +
                              std::to_string(s.thread_pus.size()));
     const std::vector<std::vector<int>> pus(s.thread_pus.begin(), s.thread_pus.begin() + threads);
     mpi::collectively(comm, [&] { bind_openmp_threads(HwlocTopology(), pus); });
+    applied.bound = true;
+    applied.planned_pus = pus;
   } else if (s.bind) {
     RunConfig placed = s.stencil;
     placed.threads = threads;
     placed.placement.layout = ranks > 1 ? PlacementLayout::rank_per_core : PlacementLayout::rank_per_node;
     if (ranks > 1 && threads > 1) placed.placement.layout = PlacementLayout::rank_per_socket;
-    apply_placement(placed, comm);
+    applied = apply_placement(placed, comm);
   }
+  // An earlier case has moved this thread already: the audit compares with what the launcher gave.
+  applied.launch_cpus = s.launch_cpus;
   BenchCase c;
   c.ranks = ranks;
   c.threads_per_rank = threads;
@@ -121,8 +127,17 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   config.check_every = config.steps;
   config.progress = ProgressMode::off;
   config.verify = VerifyMethod::none;
-  const RunOutcome outcome = config.precision == Precision::single ? run_time_loop<float>(config, comm)
-                                                                   : run_time_loop<double>(config, comm);
+  JobPlacement audited;
+  const BeforeLoop audit = [&](const LoopSetup& setup) {
+    audited = audit_job_placement(comm, collect_placement_facts(applied, setup), s.strict_placement);
+  };
+  const RunOutcome outcome = config.precision == Precision::single ? run_time_loop<float>(config, comm, {}, audit)
+                                                                   : run_time_loop<double>(config, comm, {}, audit);
+  if (rank == 0) {
+    c.placement_verdict = audited.verdict_text();
+    c.placement_audit = audited.verdict_json();
+    c.placement_warnings = format_placement_warnings(audited);
+  }
   c.verified_finite = !outcome.failure.has_value();
   if (rank == 0) c.stencil_mpoints = spread_of(repetition_rates(outcome, s));
   c.gflops = c.stencil_mpoints.median * outcome.flops_per_point / 1e3;

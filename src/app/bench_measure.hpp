@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "config/run_config.hpp"
 
 namespace wave3d::app {
@@ -26,6 +28,10 @@ struct BenchSettings {
   // When not empty, thread t of every case binds to the CPUs (OS indices) thread_pus[t] instead of the
   // placement `bind` chooses, e.g. to measure on the cores of one NUMA node; needs an entry per thread.
   std::vector<std::vector<int>> thread_pus;
+  // The affinity the launcher gave the process, taken before any case binds a thread: what the binding
+  // audit compares each case's threads with.
+  std::vector<int> launch_cpus;
+  bool strict_placement = false;  // a case whose placement the audit finds wrong ends the bench (exit 2)
 };
 
 // The cache blocks (x, y, z; 0 = whole axis) the bench runs the stencil with.
@@ -59,6 +65,11 @@ struct BenchCase {
   // Why pages could not be placed as the stencil's memory policy asks (e.g. memory binding not
   // permitted here), for the triad's arrays and the fields alike; empty when all went as asked.
   std::vector<std::string> placement_notices;
+  // The binding audit of the case's stencil run (rank 0): "ok" or "wrong: <kinds>", the run.json form
+  // and the warnings to print.
+  std::string placement_verdict;
+  nlohmann::json placement_audit;
+  std::string placement_warnings;
 
   double fraction_of_bandwidth_bound() const { return stencil_mpoints.median / bandwidth_bound_mpoints; }
 };

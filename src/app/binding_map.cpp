@@ -2,24 +2,21 @@
 
 #include <fmt/format.h>
 
-#include <map>
-
-#include "mpi/collective.hpp"
-#include "output/runtime_json.hpp"
-#include "runtime/hostname.hpp"
-
 namespace wave3d::app {
+namespace {
 
-nlohmann::json gather_binding_map(MPI_Comm comm, const ThreadBinding& mine, const std::vector<std::string>& warnings) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  const nlohmann::json entry = {{"rank", rank}, {"host", hostname()}, {"binding", mine}, {"warnings", warnings}};
-  const std::vector<std::string> all = mpi::gather_strings(comm, entry.dump(), 0);
-  if (rank != 0) return nullptr;
-  nlohmann::json map = nlohmann::json::array();
-  for (const std::string& text : all) map.push_back(nlohmann::json::parse(text));
-  return map;
+std::string or_question_mark(const nlohmann::json& value) {
+  return value.is_null() ? "?" : std::to_string(value.get<int>());
 }
+
+// One line of the map: an OpenMP thread (its number) or the progress thread ("progress").
+std::string thread_line(const nlohmann::json& rank, const std::string& thread, const nlohmann::json& t) {
+  return fmt::format("    rank {:4} host {:<12} thread {:>8}  core {:>4}  cpu {:>4}  allowed {:<12} numa {}\n",
+                     rank["rank"].get<int>(), rank["host"].get<std::string>(), thread, or_question_mark(t["core"]),
+                     or_question_mark(t["cpu"]), t["affinity"].get<std::string>(), or_question_mark(t["numa_node"]));
+}
+
+}  // namespace
 
 std::string format_binding_map(const nlohmann::json& map, int max_ranks) {
   std::string s;
@@ -34,27 +31,11 @@ std::string format_binding_map(const nlohmann::json& map, int max_ranks) {
       s += fmt::format("    ... {} more ranks in run.json\n", map.size() - static_cast<std::size_t>(max_ranks));
       break;
     }
-    for (const nlohmann::json& t : rank["binding"]["threads"]) {
-      s += fmt::format("    rank {:4} host {:<12} thread {:3}  core {:>4}  cpu {:>4}  allowed {:<12} numa {}\n",
-                       rank["rank"].get<int>(), rank["host"].get<std::string>(), t["thread"].get<int>(),
-                       t["core"].is_null() ? "?" : std::to_string(t["core"].get<int>()),
-                       t["cpu"].is_null() ? "?" : std::to_string(t["cpu"].get<int>()),
-                       t["affinity"].get<std::string>(),
-                       t["numa_node"].is_null() ? "?" : std::to_string(t["numa_node"].get<int>()));
-    }
+    for (const nlohmann::json& t : rank["binding"]["threads"])
+      s += thread_line(rank, std::to_string(t["thread"].get<int>()), t);
+    if (rank.contains("progress_thread") && !rank["progress_thread"].is_null())
+      s += thread_line(rank, "progress", rank["progress_thread"]);
   }
-  return s;
-}
-
-std::string format_binding_warnings(const nlohmann::json& map) {
-  std::string s;
-  if (!map.is_array()) return s;
-  // The same warning from many ranks is printed once, naming the ranks.
-  std::map<std::string, std::vector<int>> ranks_by_warning;
-  for (const nlohmann::json& rank : map)
-    for (const nlohmann::json& w : rank["warnings"]) ranks_by_warning[w.get<std::string>()].push_back(rank["rank"]);
-  for (const auto& [warning, ranks] : ranks_by_warning)
-    s += fmt::format("wave3d: WARNING (rank{} {}): {}\n", ranks.size() > 1 ? "s" : "", fmt::join(ranks, ","), warning);
   return s;
 }
 

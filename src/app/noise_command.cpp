@@ -14,6 +14,7 @@
 #include <system_error>
 #include <vector>
 
+#include "app/binding_audit.hpp"
 #include "app/noise_output.hpp"
 #include "app/noise_ranks.hpp"
 #include "mpi/collective.hpp"
@@ -25,6 +26,7 @@
 #include "probe/noise_result.hpp"
 #include "probe/noise_trace.hpp"
 #include "runtime/cpu_list.hpp"
+#include "runtime/thread_binding.hpp"
 #include "runtime/hostname.hpp"
 #include "runtime/hwloc_topology.hpp"
 #include "runtime/machine_info.hpp"
@@ -163,11 +165,33 @@ RankNoise probe_rank(const NoiseSettings& s, const HwlocTopology& topology, std:
   return r;
 }
 
+// The probe threads as the binding audit sees them: each was bound to one CPU (its plan) and reports
+// where it ran at the end of its probes.
+RankPlacementFacts probe_placement(const RankNoise& probed) {
+  RankPlacementFacts facts;
+  facts.launch_cpus = probed.allowed_cpus;
+  facts.planned = true;
+  facts.binding.proc_bind = "true";
+  facts.binding.num_places = static_cast<int>(probed.cores.size());
+  for (const CoreNoise& core : probed.cores) {
+    ThreadPlacement t;
+    t.thread = static_cast<int>(facts.binding.threads.size());
+    t.cpu = core.ran_on;
+    t.allowed_cpus = {core.cpu};
+    t.affinity = std::to_string(core.cpu);
+    t.core = core.core;
+    t.numa_node = core.numa_node;
+    facts.binding.threads.push_back(t);
+    facts.planned_pus.push_back({core.cpu});
+  }
+  return facts;
+}
+
 int run_noise(MPI_Comm comm, const NoiseCommandOptions& opt, const std::vector<std::string>& command_line) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   // The affinity before anything here binds a thread: the CPUs the launcher gave this process.
-  const std::vector<int> allowed = current_thread_affinity();
+  const std::vector<int> allowed = launch_affinity();
   const NoiseSettings settings = mpi::collectively(comm, [&] { return settings_from(opt); });
   const auto topology = mpi::collectively(comm, [] { return std::make_unique<HwlocTopology>(); });
   const std::vector<int> wanted =
@@ -195,13 +219,17 @@ int run_noise(MPI_Comm comm, const NoiseCommandOptions& opt, const std::vector<s
   mpi::barrier_quietly(comm);
 
   const std::vector<RankNoise> all = gather_rank_noise(comm, mine_result, 0);
+  const JobPlacement placement = audit_job_placement(comm, probe_placement(mine_result), false);
   mpi::collectively(comm, [&] {
     if (rank != 0) return;
     fmt::print("{}", format_noise_report(settings, all));
+    fmt::print("placement: {}\n", placement.verdict_text());
     std::fflush(stdout);
+    fmt::print(stderr, "{}", format_placement_warnings(placement));
     if (json_out.is_open()) {
-      json_out << noise_json_document(settings, all, command_line).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-               << '\n';
+      nlohmann::json doc = noise_json_document(settings, all, command_line);
+      doc["placement_audit"] = placement.verdict_json();
+      json_out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
       json_out.close();
       if (!json_out) throw std::runtime_error(fmt::format("--json '{}': write failed", opt.json));
     }

@@ -10,6 +10,7 @@
 #include "mpi/environment.hpp"
 #include "runtime/bind_threads.hpp"
 #include "runtime/cpu_list.hpp"
+#include "runtime/thread_binding.hpp"
 #include "topology/placement_plan.hpp"
 #include "topology/topology.hpp"
 
@@ -45,7 +46,8 @@ void choose_high_bandwidth_memory(RunConfig& config, AppliedPlacement& applied) 
 AppliedPlacement apply_placement(RunConfig& config, MPI_Comm comm) {
   AppliedPlacement applied;
   // What the launcher gave this process, before anything here changes it.
-  const std::string launcher_cpus = format_cpu_list(current_thread_affinity());
+  applied.launch_cpus = launch_affinity();
+  const std::string launcher_cpus = format_cpu_list(applied.launch_cpus);
   applied.summary = {{"layout", enum_name(config.placement.layout)}, {"launcher_cpuset", launcher_cpus}};
   if (config.placement.high_bandwidth_memory) mpi::collectively(comm, [&] { choose_high_bandwidth_memory(config, applied); });
   if (config.placement.layout == PlacementLayout::none) return applied;
@@ -71,11 +73,17 @@ AppliedPlacement apply_placement(RunConfig& config, MPI_Comm comm) {
   for (const PlannedThread& t : mine.threads) applied.planned_pus.push_back(t.pus);
   if (!mine.progress_pus.empty()) {
     applied.progress_cpu = mine.progress_pus.front();
+    applied.progress_pus = mine.progress_pus;
     config.parallel.progress_core = *applied.progress_cpu;
   }
   config.threads = static_cast<int>(mine.threads.size());
   omp_set_num_threads(config.threads);
-  mpi::collectively(comm, [&] { bind_openmp_threads(HwlocTopology(), applied.planned_pus); });
+  // debug.unbound_rank leaves one rank's threads where they are, so that tests can show the audit
+  // catching threads that are not where the plan put them.
+  const bool skip_binding = config.debug.unbound_rank == mpi::rank_in(comm);
+  mpi::collectively(comm, [&] {
+    if (!skip_binding) bind_openmp_threads(HwlocTopology(), applied.planned_pus);
+  });
   applied.bound = true;
 
   std::vector<int> cores = mine.cores;

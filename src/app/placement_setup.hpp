@@ -15,8 +15,10 @@ namespace wave3d::app {
 
 struct AppliedPlacement {
   bool bound = false;                             // false with placement.layout = none
+  std::vector<int> launch_cpus;                   // the affinity the launcher gave this process
   std::vector<std::vector<int>> planned_pus;      // per OpenMP thread of this rank
   std::optional<int> progress_cpu;                // OS index for the progress thread, if planned
+  std::vector<int> progress_pus;                  // the PUs of the progress thread's planned core
   nlohmann::json summary;                         // for run.json: the plan as this rank sees it
   std::vector<std::string> notices;               // e.g. no high-bandwidth memory here
 };

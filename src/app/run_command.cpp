@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "app/binding_map.hpp"
+#include "app/binding_audit.hpp"
 #include "app/placement_setup.hpp"
 #include "app/config_broadcast.hpp"
 #include "app/run_report.hpp"
@@ -18,7 +18,6 @@
 #include "mpi/environment.hpp"
 #include "output/provenance.hpp"
 #include "output/result_files.hpp"
-#include "runtime/binding_check.hpp"
 #include "runtime/machine_info.hpp"
 
 namespace wave3d::app {
@@ -29,6 +28,7 @@ struct RunOptions {
   std::vector<std::string> overrides;
   std::vector<std::string> command_line;
   bool check_only = false;  // validate the configuration and stop: for scripts that plan many runs
+  bool strict_placement = false;  // placement.strict for this run
 };
 
 int exit_code_for(const RunOutcome& outcome) {
@@ -45,6 +45,7 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
   // 1. Configuration: parsed on rank 0, validated, broadcast; then the placement plan, which may
   //    settle the thread count, the progress thread's core and the memory node.
   RunConfig config = load_config_on_root(comm, options.config_path, options.overrides);
+  if (options.strict_placement) config.placement.strict = true;
   if (options.check_only) {
     if (rank == 0) std::printf("wave3d run: configuration accepted\n");
     return 0;
@@ -63,37 +64,45 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
     if (rank == 0) run_dir = create_run_directory(config.output.directory, config.output.name, started);
   });
 
-  // 3. Where this process runs, and the header.
-  const ThreadBinding binding = report_thread_binding();
-  std::vector<std::string> binding_warnings;
-  if (auto crowded = crowded_threads_warning(binding)) binding_warnings.push_back(*crowded);
-  if (placement.bound)
-    for (const std::string& w : plan_mismatch_warnings(binding, placement.planned_pus)) binding_warnings.push_back(w);
-  for (const std::string& notice : placement.notices) binding_warnings.push_back(notice);
-  const nlohmann::json binding_map = gather_binding_map(comm, binding, binding_warnings);
+  // 3. The time loop, in the precision asked for. Once everything is set up, and before the first
+  //    step, the binding audit sees where every thread of every rank runs, and rank 0 prints the
+  //    header with the binding map and any placement warning, once for the whole job.
+  //    Snapshots and checkpoints go to the run directory, stamped with this run's provenance.
   const MachineInfo machine = collect_machine_info();
   RunContext context{size, omp_get_max_threads(), mpi::thread_level_name(provided), mpi::library_version(),
                      topology_summary(machine)};
-  if (rank == 0) {
-    std::fputs(format_header(config, context, binding_map).c_str(), stdout);
+  JobPlacement job_placement;
+  const BeforeLoop audit_and_announce = [&](const LoopSetup& setup) {
+    job_placement = audit_job_placement(comm, collect_placement_facts(placement, setup), config.placement.strict);
+    if (rank != 0) return;
+    context.threads_per_rank = omp_get_max_threads();
+    std::fputs(format_header(config, context, job_placement.map).c_str(), stdout);
     std::fflush(stdout);
-    std::fputs(format_binding_warnings(binding_map).c_str(), stderr);
-  }
-
-  // 4. The time loop, in the precision asked for.
-  //    Snapshots and checkpoints go to the run directory, stamped with this run's provenance.
+    std::fputs(format_placement_warnings(job_placement).c_str(), stderr);
+    std::fflush(stderr);
+  };
   const FieldIoContext field_io{run_dir, options.command_line, started};
-  const RunOutcome outcome = config.precision == Precision::single ? run_time_loop<float>(config, comm, field_io)
-                                                                   : run_time_loop<double>(config, comm, field_io);
+  RunOutcome outcome;
+  try {
+    outcome = config.precision == Precision::single
+                  ? run_time_loop<float>(config, comm, field_io, audit_and_announce)
+                  : run_time_loop<double>(config, comm, field_io, audit_and_announce);
+  } catch (const mpi::CollectiveError&) {
+    // A run refused before or during its loop leaves no empty directory that would read as a run.
+    if (rank == 0) remove_if_empty(run_dir);
+    throw;
+  }
 
   // 5. Results: summary on stdout, run.json and steps.csv written atomically by rank 0.
   mpi::collectively(comm, [&] {
     if (rank != 0) return;
     std::fputs(format_summary(config, outcome).c_str(), stdout);
+    std::printf("placement:   %s\n", job_placement.verdict_text().c_str());
     const MpiFacts facts{context.mpi_library, context.mpi_thread_level, size};
-    auto document = run_document(config, context, binding_map, outcome,
+    auto document = run_document(config, context, job_placement.map, outcome,
                                  collect_provenance(facts, options.command_line, started));
     document["placement"] = placement.summary;
+    document["placement_audit"] = job_placement.verdict_json();
     if (config.output.steps_csv) write_steps_csv(run_dir / kStepsCsvName, outcome.step_times);
     write_json_atomically(run_dir / kRunJsonName, document);
     std::printf("results:     %s\n", run_dir.string().c_str());
@@ -116,6 +125,9 @@ Command add_run_command(CLI::App& parent) {
   cli->add_flag("--check", options->check_only,
                 "Check the configuration (file and --set overrides) and exit without running: status 0 if "
                 "accepted, 2 with the error otherwise");
+  cli->add_flag("--strict-placement", options->strict_placement,
+                "Refuse to measure (exit 2 before the first step) when the binding audit finds the placement "
+                "wrong; the same as --set placement.strict=true");
   cli->footer("\nConfiguration keys (TOML file or --set):\n" + config_help_text());
   return {cli, [options](MPI_Comm comm, const std::vector<std::string>& command_line) {
             RunOptions o = *options;

@@ -22,6 +22,7 @@
 #include "output/progress.hpp"
 #include "runtime/memory_usage.hpp"
 #include "solver/wave_solver.hpp"
+#include "stencil/block_loop.hpp"
 #include "verify/exact_mode.hpp"
 #include "verify/field_checks.hpp"
 
@@ -107,7 +108,8 @@ const std::vector<std::string> kPhaseNames{"pack", "wait", "unpack", "interior",
 }  // namespace
 
 template <typename T>
-RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm, const FieldIoContext& field_io_context) {
+RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm, const FieldIoContext& field_io_context,
+                         const BeforeLoop& before_loop) {
   const int rank = mpi::rank_in(comm);
   RunOutcome out;
 
@@ -158,6 +160,9 @@ RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm, const FieldIoCo
   out.halo_bytes_per_step = static_cast<std::uint64_t>(
       mpi::allreduce_sum(comm, static_cast<double>(halo->bytes_per_exchange())));
 
+  if (before_loop)
+    before_loop(LoopSetup{progress_thread ? &*progress_thread : nullptr,
+                          block_count(solver->update_region(), config.blocking)});
   RunCounters counters(config.counters, comm);
   driver.count_regions_with(counters.regions());
   StepTimes times(config.steps - first_step, kPhaseNames);
@@ -230,7 +235,7 @@ const char* status_word(VerificationStatus status) {
   return "FAILED";
 }
 
-template RunOutcome run_time_loop<float>(const RunConfig&, MPI_Comm, const FieldIoContext&);
-template RunOutcome run_time_loop<double>(const RunConfig&, MPI_Comm, const FieldIoContext&);
+template RunOutcome run_time_loop<float>(const RunConfig&, MPI_Comm, const FieldIoContext&, const BeforeLoop&);
+template RunOutcome run_time_loop<double>(const RunConfig&, MPI_Comm, const FieldIoContext&, const BeforeLoop&);
 
 }  // namespace wave3d::app

@@ -52,6 +52,9 @@ struct DebugSettings {
   // Testing crash safety: every rank stalls halfway through writing the checkpoint of this step (the
   // first time level written, the second not) until the job is killed; 0 = never.
   int stall_in_checkpoint = 0;
+  // Testing the binding audit: this rank leaves its threads where the launcher and OpenMP put them
+  // instead of binding them to the placement plan; -1 = none.
+  int unbound_rank = -1;
 };
 
 // How wave3d places its own threads (placement.*). layout = none leaves binding to the launcher and
@@ -68,6 +71,7 @@ struct PlacementSettings {
   std::string reserve = "none";        // "none", "per-socket:N", "per-node:N", "list:i,j,..."
   bool smt = false;                    // OpenMP places are hardware threads instead of cores
   bool high_bandwidth_memory = false;  // put the fields on the highest-bandwidth local NUMA node
+  bool strict = false;                 // a wrong placement (binding audit) refuses the run
 };
 
 struct OutputSettings {

@@ -100,6 +100,11 @@ std::filesystem::path create_run_directory(const std::filesystem::path& parent, 
   return dir;
 }
 
+void remove_if_empty(const std::filesystem::path& dir) noexcept {
+  std::error_code ec;
+  if (!dir.empty() && std::filesystem::is_empty(dir, ec) && !ec) std::filesystem::remove(dir, ec);
+}
+
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
   // Same directory as the target, so the rename stays within one file system and is atomic.
   std::filesystem::path tmp = path;

@@ -26,6 +26,10 @@ std::string default_run_name(std::chrono::system_clock::time_point started, std:
 std::filesystem::path create_run_directory(const std::filesystem::path& parent, std::string_view name,
                                            std::chrono::system_clock::time_point started);
 
+// Removes a run directory that holds nothing (a run refused before it wrote anything); leaves any
+// other directory alone. Never throws.
+void remove_if_empty(const std::filesystem::path& dir) noexcept;
+
 // Writes `contents` to "<path>.tmp.<pid>" in the same directory, fsyncs it, renames it over `path`
 // and fsyncs the directory, so `path` holds either the old or the complete new contents. On failure
 // removes the temporary and throws std::runtime_error naming the path and the system error.

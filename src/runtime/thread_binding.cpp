@@ -3,6 +3,7 @@
 #include <omp.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
@@ -55,6 +56,20 @@ std::optional<std::string> environment_value(const char* name) {
 }
 
 }  // namespace
+
+std::vector<int> launch_affinity() {
+  const int places = omp_get_num_places();
+  if (places <= 0 || omp_get_proc_bind() == omp_proc_bind_false) return current_thread_affinity();
+  std::vector<int> cpus;
+  for (int p = 0; p < places; ++p) {
+    std::vector<int> ids(static_cast<std::size_t>(omp_get_place_num_procs(p)));
+    if (!ids.empty()) omp_get_place_proc_ids(p, ids.data());
+    cpus.insert(cpus.end(), ids.begin(), ids.end());
+  }
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus;
+}
 
 ThreadBinding report_thread_binding(int num_threads) {
   ThreadBinding binding;

@@ -27,6 +27,12 @@ struct ThreadBinding {
   std::vector<ThreadPlacement> threads;  // one per thread of the team, indexed by thread number
 };
 
+// The CPUs the launcher gave this process. With OMP_PROC_BIND set, the OpenMP runtime binds the
+// initial thread to its first place while it starts up, before main(), so the thread's own mask no
+// longer shows them; the place list, built from the mask the process started with, still does.
+// Without places it is the calling thread's affinity (call it before binding anything).
+std::vector<int> launch_affinity();
+
 // Opens a parallel region of `num_threads` threads (0: the team size the next region would get
 // by default) and has every thread report where it runs. Loads the hwloc topology for the NUMA
 // lookup, so call it once at start-up, not inside the time loop.

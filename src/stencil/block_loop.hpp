@@ -8,6 +8,17 @@
 
 namespace wave3d {
 
+// How many blocks `blocking` cuts `region` into: the most threads for_each_block can keep busy.
+inline std::int64_t block_count(const Box& region, const Blocking& blocking) {
+  if (region.empty()) return 0;
+  std::int64_t count = 1;
+  for (int a = 0; a < 3; ++a) {
+    const std::int64_t b = blocking.effective(a, region.extent(a));
+    count *= (region.extent(a) + b - 1) / b;
+  }
+  return count;
+}
+
 // Calls body(block) for every block of `region`, distributed over the threads of a new parallel
 // region with `omp for collapse(3) schedule(static)`, z blocks outermost.
 template <typename Body>

@@ -16,6 +16,7 @@ usage: run_and_check.py [--exit CODE | --exit-nonzero] [--max-seconds S] [--stde
 --steps-csv          that run directory has a steps.csv with a header and one row per rank per step
 --rss-growth-max F   (peak RSS - RSS before the fields) / field bytes, from run.json, is at most F
 --no-results         results-dir must hold no run.json at all (nothing half-written after a failure)
+--no-run-directory   results-dir must hold nothing at all, not even an empty run directory (a refused run)
 """
 import argparse
 import json
@@ -52,6 +53,7 @@ def main():
     ap.add_argument("--rss-growth-max", type=float,
                     help="(peak RSS - RSS before the fields) / field bytes in run.json must not exceed this")
     ap.add_argument("--no-results", action="store_true")
+    ap.add_argument("--no-run-directory", action="store_true")
     ap.add_argument("--results-dir")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -97,6 +99,9 @@ def main():
     run_jsons = sorted(results.rglob("run.json")) if results and results.exists() else []
     if a.no_results and run_jsons:
         failures.append(f"a failed run left results behind: {run_jsons}")
+    left = sorted(results.iterdir()) if results and results.exists() else []
+    if a.no_run_directory and left:
+        failures.append(f"a refused run left something behind: {left}")
     if a.run_json or a.steps_csv or a.rss_growth_max:
         if len(run_jsons) != 1:
             failures.append(f"expected one run.json under {results}, found {len(run_jsons)}")
