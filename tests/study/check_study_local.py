@@ -68,6 +68,15 @@ def check_sweep(args, work):
            "one progress line per run: done / to go")
     expect(len(re.findall(r"to go\] .*, placement (ok|wrong|not audited)", done.stdout)) == 8,
            "every progress line says how the run was placed")
+    for configuration in configurations.values():
+        placement = configuration["placement"]
+        options = ["--layout", placement["layout"], "--ranks-per-node", str(placement["ranks_per_node"]),
+                   "--threads", str(placement["threads"]), "--reserve", placement["reserve"]]
+        plan = subprocess.run([args.wave3d, "plan", *options, "--json"], capture_output=True, env=mpi_environment(),
+                              check=True)
+        words = json.loads(plan.stdout)["launchers"]["program_argv"]
+        expect(configuration["program"][3:3 + len(words)] == words,
+               f"{configuration['id']}: wave3d run gets the plan's own settings ({' '.join(words)})")
     for run in record["runs"]:
         configuration = configurations[run["configuration"]]
         run_dir = study_dir / run["dir"]

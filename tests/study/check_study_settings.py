@@ -13,7 +13,10 @@ study that cannot run as written is refused with one line that names the setting
 - a configuration needing more CPUs per node than the job has (SLURM_CPUS_ON_NODE, PBS_NUM_PPN, the
   process's affinity) is refused;
 - every study has a Slurm and a PBS template, valid bash, defaulting to that study;
-- `wave3d plan --print-argv srun|mpirun` and `--json` give exactly the words of the lines it prints.
+- `wave3d plan --print-argv srun|mpirun` and `--json` give exactly the words of the lines it prints: the
+  launcher's before `wave3d run`, program_argv after it;
+- a run setting the plan decides (run.threads, placement.*, the progress engine of a progress thread) is
+  refused: the run would not bind to its launcher line's plan.
 """
 import argparse
 import json
@@ -90,6 +93,11 @@ def check_refusals(args, work):
                           "sweep": {"placement.compute_cores_per_socket": [1]}}, "needs placement.layout"),
         ("cores-and-threads", {"study": small, "placement": {"threads": 1},
                                "sweep": {"placement.compute_cores_per_socket": [1]}}, "also sets to 1"),
+        ("threads-in-run-set", {"study": small, "run": {"set": ["run.threads=1"]}},
+         "run.threads follows from the placement plan"),
+        ("progress-engine-with-progress-thread",
+         {"study": small, "placement": {"reserve": "per-node:1", "progress_thread": True},
+          "sweep": {"run.parallel.progress": ["poll"]}}, "parallel.progress follows from the placement plan"),
         ("progress-with-bulk", {"study": small, "placement": {"reserve": "per-node:1", "progress_thread": True},
                                 "sweep": {"run.parallel.halo": ["bulk"]}}, "requires parallel.halo = \"overlap\""),
         ("plan-refuses", {"study": small, "sweep": {"placement.threads": [1, 4096]}},
@@ -154,12 +162,14 @@ def check_plan_words(args):
         plan = [args.wave3d, "plan", "--machine", "xeon-e5-2699v4", *case]
         text = subprocess.run(plan, capture_output=True, text=True, env=env, check=True).stdout.splitlines()
         document = json.loads(subprocess.run(plan + ["--json"], capture_output=True, env=env, check=True).stdout)
+        program = document["launchers"]["program_argv"]
         for launcher in ("srun", "mpirun"):
             line = next(line.split() for line in text if line.strip().startswith(launcher + " "))
             argv = subprocess.run(plan + ["--print-argv", launcher], capture_output=True, env=env, check=True).stdout
             words = [w.decode() for w in argv.split(b"\0")[:-1]]
-            expect(argv.endswith(b"\0") and words == line[:-2] and line[-2:] == ["wave3d", "run"],
-                   f"plan {' '.join(case)} --print-argv {launcher}: the words of the printed line")
+            expect(argv.endswith(b"\0") and line == [*words, "wave3d", "run", *program],
+                   f"plan {' '.join(case)} --print-argv {launcher}: the words of the printed line before "
+                   "wave3d run, program_argv after it")
             expect(document["launchers"][f"{launcher}_argv"] == words,
                    f"plan {' '.join(case)} --json: {launcher}_argv are the same words")
 

@@ -16,6 +16,7 @@ from pathlib import Path
 MACHINE = {"sockets": 1, "cores": 1, "cores_per_socket": 1, "pus_per_core": 1, "numa_nodes": 1}
 PLAN = {"ranks_per_node": 1, "threads_per_rank": 1, "compute_cores_per_node": 1, "reserved_cores": [],
         "ranks": [{"cores": [0], "progress_core": None}]}
+PROGRAM = ["--set", "placement.layout=rank-per-node", "--set", "run.threads=1"]
 
 SHARED = {"kind": "shared-cpus", "cause": "launcher", "ranks": [0, 1],
           "message": "ranks 0 and 1 both run on CPU 0 while CPU 1 stays idle (mpirun --bind-to core)"}
@@ -30,12 +31,16 @@ AUDITS = {
 
 
 def settings(args):
-    """The --set key=value words as a dict of their TOML values (all of them JSON here)."""
+    """The --set key=value words as a dict of their TOML values: JSON here, or a bare word taken as a string
+    (as wave3d takes the plan's placement.layout=rank-per-node)."""
     values = {}
     for flag, word in zip(args, args[1:]):
         if flag == "--set":
             key, _, value = word.partition("=")
-            values[key] = json.loads(value)
+            try:
+                values[key] = json.loads(value)
+            except json.JSONDecodeError:
+                values[key] = value
     return values
 
 
@@ -59,7 +64,7 @@ def main(args):
     if args[:1] == ["plan"]:
         if "--json" in args:
             print(json.dumps({"machine": MACHINE, "plan": PLAN,
-                              "launchers": {"mpirun_argv": ["env"], "srun_argv": ["env"]}}))
+                              "launchers": {"mpirun_argv": ["env"], "srun_argv": ["env"], "program_argv": PROGRAM}}))
         else:
             print("fake plan: 1 rank x 1 thread on core 0")
         return 0

@@ -60,7 +60,8 @@ TEST(LauncherLines, ProgressCoresGoIntoMasksNotCoreSpec) {
   EXPECT_TRUE(l.mpirun.ends_with(settings));
   EXPECT_TRUE(l.srun.ends_with(settings));
   ASSERT_FALSE(l.notes.empty());
-  EXPECT_TRUE(contains(l.notes[0], "wave3d binds its 21 OpenMP threads to the cores before it and the progress thread to it"));
+  EXPECT_TRUE(
+      contains(l.notes[0], "wave3d binds its 21 OpenMP threads to the cores before it and the progress thread to it"));
 }
 
 TEST(LauncherLines, ReservationOutsideSlurmsConventionUsesMasks) {

@@ -42,19 +42,31 @@ def placement_for(settings, parameters, sockets, path):
     return placement
 
 
-def run_settings(settings, parameters, placement, threads_per_rank):
-    """The --set overrides of a configuration, in the order they apply: the study's, the axes', then the
-    placement wave3d binds itself to (the same plan as the launcher line's)."""
+# The run settings the plan decides, from [placement] and its axes: `wave3d plan` gives them as the words
+# that make wave3d run bind to the plan, and a study setting them too would part the run from its
+# launcher line. The halo stays the study's to choose: a bulk one with a progress thread is refused by
+# wave3d run --check, never silently turned into overlap.
+PLAN_KEYS = {"placement.layout", "placement.reserve", "placement.smt", "run.threads"}
+STUDY_KEYS = {"parallel.halo"}
+
+
+def setting_key(setting):
+    return setting.split("=", 1)[0].strip()
+
+
+def run_settings(settings, parameters, program_argv, what):
+    """The wave3d run arguments after the configuration file, in the order they apply: the plan's own
+    (`wave3d plan --json` -> launchers.program_argv, the words its printed lines end with), then the
+    study's --set overrides and the axes'. Raises StudyError when the study sets what the plan decides."""
     sets = list(settings["run.set"])
     sets += [f"{name[len('run.'):]}={toml_value(v)}" for name, v in parameters.items() if is_run_axis(name)]
-    sets += [f"placement.layout={toml_value(placement['layout'])}",
-             f"placement.reserve={toml_value(placement['reserve'])}",
-             f"placement.smt={toml_value(placement['smt'])}",
-             f"run.threads={threads_per_rank}"]
-    if placement["progress_thread"]:
-        # Needs the overlap halo; a bulk one is refused by wave3d run --check, never silently changed.
-        sets += ["parallel.progress=\"thread\""]
-    return sets
+    planned = (PLAN_KEYS | {setting_key(w) for w in program_argv[1::2]}) - STUDY_KEYS
+    for setting in sets:
+        if setting_key(setting) in planned:
+            raise StudyError(f"{what}: run setting {setting!r}: {setting_key(setting)} follows from the placement "
+                             f"plan; allowed: choose it in [placement] (layout, threads, reserve, smt, "
+                             f"progress_thread) or its sweep axes")
+    return [*program_argv, *(a for s in sets for a in ("--set", s))]
 
 
 def resolve(study, configuration, wave3d, nodes, launcher, sockets):
@@ -67,8 +79,8 @@ def resolve(study, configuration, wave3d, nodes, launcher, sockets):
     options = plan_options(placement, nodes)
     planned = wave3d.plan_json(options, f"{what}: wave3d plan refused the placement")
     plan = planned["plan"]
-    sets = run_settings(settings, parameters, placement, plan["threads_per_rank"])
-    run_args = [settings["run.config"]] + [a for s in sets for a in ("--set", s)]
+    program_argv = planned["launchers"]["program_argv"]
+    run_args = [settings["run.config"], *run_settings(settings, parameters, program_argv, what)]
     # The runner names each run's output last (execute.py); the check sees the same last word.
     wave3d.check_run([*run_args, "--set", 'output.name="rep1"'], f"{what}: wave3d run refused the configuration")
     daemon = section_values(settings, "daemon", parameters)
