@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One command for everything a fresh Debian 12 machine needs:
-#   scripts/setup.sh run    install what is missing, build (Release), run the default config
+#   scripts/setup.sh run    install what is missing, build (Release), run the default config as wave3d plan
+#                           places it on this machine
 #   scripts/setup.sh test   install what is missing, build Release and sanitizer builds, run every test
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,13 +25,41 @@ build() {  # build <preset>
   cmake --build --preset "$1" -j "$jobs"
 }
 
+# The words that launch wave3d run as a plan of `wave3d plan` for this machine, each ended by a NUL byte:
+# mpirun's, the program, then the plan's own settings (so the ranks bind their threads as planned). Nothing
+# when the plan is refused or does not have <ranks> ranks that compute on every core of the node.
+plan_launch() {  # plan_launch <ranks> <wave3d plan options>...
+  local ranks=$1
+  shift
+  "$wave3d" plan "$@" --json 2>/dev/null | python3 -c '
+import json, sys
+text = sys.stdin.read()
+if text:
+    doc = json.loads(text)
+    plan, launchers = doc["plan"], doc["launchers"]
+    if plan["ranks_per_node"] == int(sys.argv[1]) and plan["compute_cores_per_node"] == doc["machine"]["cores"]:
+        sys.stdout.write("".join(w + "\0" for w in [*launchers["mpirun_argv"], sys.argv[2], "run",
+                                                    *launchers["program_argv"]]))
+' "$ranks" "$wave3d"
+}
+
 if [[ $mode == run ]]; then
   build release
-  # The default run is decomposed over 2 ranks (fewer when the machine has a single core).
-  ranks=$(( $(nproc) >= 2 ? 2 : 1 ))
-  threads=$(( $(nproc) / ranks ))
-  export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$threads} OMP_PROC_BIND=${OMP_PROC_BIND:-close} OMP_PLACES=${OMP_PLACES:-cores}
-  exec mpiexec -n "$ranks" --bind-to none build/release/src/app/wave3d run
+  wave3d=build/release/src/app/wave3d
+  # The default run is decomposed over 2 ranks that share the node's cores, one or more each: a socket or
+  # NUMA node each, or two on one; 1 rank on all cores where the cores do not split in two.
+  launch=()
+  for layout in rank-per-socket rank-per-numa; do
+    mapfile -d '' launch < <(plan_launch 2 --layout "$layout" --ranks-per-node 2)
+    (( ${#launch[@]} )) && break
+  done
+  (( ${#launch[@]} )) || mapfile -d '' launch < <(plan_launch 1 --layout rank-per-node)
+  if (( ! ${#launch[@]} )); then
+    echo "setup.sh: wave3d plan has no placement for this machine: see $wave3d plan --layout rank-per-node" >&2
+    exit 1
+  fi
+  echo "${launch[*]}"
+  exec "${launch[@]}"
 fi
 
 # Tests run two at a time (every MPI test is oversubscribed with bounded timeouts anyway).
