@@ -11,6 +11,7 @@
 #include "mpi/collective.hpp"
 #include "mpi/environment.hpp"
 #include "mpi/progress_thread.hpp"
+#include "output/json_optional.hpp"
 #include "output/runtime_json.hpp"
 #include "runtime/cpu_list.hpp"
 #include "runtime/hostname.hpp"
@@ -58,7 +59,6 @@ nlohmann::json progress_entry(const ProgressPlacement& p) {
   } catch (const std::runtime_error&) {
     // Without a topology the core and NUMA node stay unknown; where it runs is still true.
   }
-  auto or_null = [](const std::optional<int>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   return {{"cpu", or_null(p.cpu)}, {"core", or_null(core)}, {"affinity", format_cpu_list(p.allowed)},
           {"numa_node", or_null(numa)}, {"planned", format_cpu_list(p.planned)}};
 }

@@ -3,13 +3,10 @@
 #include <cmath>
 #include <optional>
 
+#include "output/json_optional.hpp"
+
 namespace wave3d {
 namespace {
-
-template <typename T>
-nlohmann::json or_null(const std::optional<T>& value) {
-  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
 
 // NaN marks "no samples" in a summary; JSON has no NaN, so say null explicitly.
 nlohmann::json seconds_or_null(double seconds) {

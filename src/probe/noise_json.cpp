@@ -3,21 +3,9 @@
 #include <optional>
 #include <string>
 
+#include "output/json_optional.hpp"
+
 namespace wave3d {
-namespace {
-
-template <typename T>
-nlohmann::json or_null(const std::optional<T>& value) {
-  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
-
-template <typename T>
-std::optional<T> optional_at(const nlohmann::json& j, const char* key) {
-  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
-  return j.at(key).get<T>();
-}
-
-}  // namespace
 
 void to_json(nlohmann::json& j, const Log2Histogram& h) {
   nlohmann::json bins = nlohmann::json::array();

@@ -1,20 +1,8 @@
 #include "topology/placement_audit_json.hpp"
 
+#include "output/json_optional.hpp"
+
 namespace wave3d {
-namespace {
-
-template <typename T>
-nlohmann::json or_null(const std::optional<T>& value) {
-  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
-
-template <typename T>
-std::optional<T> optional_at(const nlohmann::json& j, const char* key) {
-  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
-  return j.at(key).get<T>();
-}
-
-}  // namespace
 
 void to_json(nlohmann::json& j, const SeenThread& t) {
   j = {{"thread", t.thread}, {"progress", t.progress}, {"cpu", or_null(t.cpu)}, {"allowed", t.allowed},

@@ -104,13 +104,13 @@ def check_sweep(args, work):
 
 def check_failures(args, work):
     results = work / "results"
-    # 32^3 runs its 2000 steps in about a second; failure injected on rank 1 at step 2; a 256^3 grid
-    # would take minutes and runs into the 3 s limit.
-    study = {"study": {"name": "failures", "repetitions": 1, "run_timeout_seconds": 3},
-             "run": {"set": ["run.steps=2000", "debug.fail_step=2", "run.progress=\"off\""]},
+    # 32^3 runs its 400 steps in well under a second even on a loaded machine; failure injected on rank 1
+    # at step 2; a 320^3 grid needs 13 GPoints of work, far beyond the 5 s limit on any node we know.
+    study = {"study": {"name": "failures", "repetitions": 1, "run_timeout_seconds": 5},
+             "run": {"set": ["run.steps=400", "debug.fail_step=2", "run.progress=\"off\""]},
              "placement": {"layout": "rank-per-core"},
-             "sweep": {"run.debug.fail_rank": [-1, 1], "run.grid.n": [[32, 32, 32], [256, 256, 256]],
-                       "exclude": [{"run.debug.fail_rank": 1, "run.grid.n": [256, 256, 256]}]}}
+             "sweep": {"run.debug.fail_rank": [-1, 1], "run.grid.n": [[32, 32, 32], [320, 320, 320]],
+                       "exclude": [{"run.debug.fail_rank": 1, "run.grid.n": [320, 320, 320]}]}}
     path = work / "failures.toml"
     write_toml(path, study)
     done = study_runner(args, path, "--results", str(results), "--job-id", "1")
