@@ -19,6 +19,8 @@
 #include "runtime/cpu_list.hpp"
 #include "runtime/thread_binding.hpp"
 #include "runtime/machine_info.hpp"
+#include "solver/wave_solver.hpp"
+#include "stencil/kernel.hpp"
 #include "stencil/coefficients.hpp"
 
 namespace wave3d::app {
@@ -80,6 +82,9 @@ nlohmann::json to_json(const BenchCase& c) {
           {"process_grid", c.process_grid},
           {"halo_exposed_fraction", optional(c.halo_exposed_fraction)},
           {"rss_growth_over_fields", optional(c.rss_growth_over_fields)},
+          {"kernel", c.kernel},
+          {"steps_per_sweep", 1},
+          {"bytes_per_point", c.bytes_per_point},
           {"placement_audit", c.placement_audit}};
 }
 
@@ -109,9 +114,14 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
                n, format_bytes(static_cast<std::uint64_t>(3 * 4 * n * n * n)),
                llc ? fmt::format("{:.1f}", 12.0 * n * n * n / static_cast<double>(*llc)) : "?",
                llc ? format_bytes(*llc) : "unknown (8x of 32 MiB assumed)", o.repetitions, o.steps);
+    const Blocking& blocks = settings.stencil.blocking;
+    fmt::print("  kernel {} (stencil.kernel = {}), blocks {} x {} x {}, 1 time step per sweep, {} B per point moved "
+               "at best (read prev, vel, next; write next)\n",
+               to_string(kernel_variant(settings.stencil.kernel)), enum_name(settings.stencil.kernel), blocks.size[0],
+               blocks.size[1], blocks.size[2], Kernel<float>::bytes_per_point());
     fmt::print("  STREAM triad on {} per array in the same process just before each stencil run; "
                "bandwidth bound = triad GB/s / {} B per point\n",
-               format_bytes(settings.stream_elements * 8), 16);
+               format_bytes(settings.stream_elements * 8), Kernel<float>::bytes_per_point());
     fmt::print("  compute bound = cores x {} x {}-byte vectors x 2 flops per FMA x {} FMA units (assumed) / {} "
                "flops per point\n",
                machine.cpu_mhz ? fmt::format("{:.0f} MHz ({})", *machine.cpu_mhz, machine.cpu_mhz_source) : "clock unknown",
@@ -166,7 +176,7 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
       memory_ok = memory_ok && c.verified_finite;
     }
     if (!o.json.empty()) {
-      nlohmann::json doc = {{"grid", n}, {"cases", nlohmann::json::array()}};
+      nlohmann::json doc = {{"grid", n}, {"blocks", settings.stencil.blocking.size}, {"cases", nlohmann::json::array()}};
       for (const BenchCase& c : cases) doc["cases"].push_back(to_json(c));
       std::ofstream(o.json) << doc.dump(2) << '\n';
     }

@@ -148,6 +148,8 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   c.field_bytes = outcome.field_bytes;
   for (const std::string& notice : outcome.placement_notices) add_notice(c.placement_notices, notice);
   c.process_grid = outcome.process_grid;
+  c.kernel = outcome.kernel;
+  c.bytes_per_point = outcome.bytes_per_point;
   if (ranks > 1 && rank == 0) c.halo_exposed_fraction = halo_share(config, outcome).exposed_fraction;
   if (outcome.peak_rss && outcome.rss_before_fields && outcome.field_bytes > 0)
     c.rss_growth_over_fields =

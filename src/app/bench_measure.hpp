@@ -62,6 +62,8 @@ struct BenchCase {
   // Halo exchange cost (pack + wait + unpack over the step, median rank); nullopt on one rank.
   std::optional<double> halo_exposed_fraction;
   std::array<int, 3> process_grid{1, 1, 1};
+  std::string kernel;       // the variant that ran
+  int bytes_per_point = 0;  // what the bandwidth bound assumes the kernel moves per point
   // Why pages could not be placed as the stencil's memory policy asks (e.g. memory binding not
   // permitted here), for the triad's arrays and the fields alike; empty when all went as asked.
   std::vector<std::string> placement_notices;

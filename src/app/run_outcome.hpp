@@ -30,6 +30,7 @@ struct RunOutcome {
   std::int64_t updated_points = 0;    // per step, whole grid
   int flops_per_point = 0;
   int bytes_per_point = 0;
+  std::string kernel;                 // the variant that ran ("blocked", "reference")
   std::uint64_t checksum = 0;
   double l2_norm = 0.0;
   Verification verification;

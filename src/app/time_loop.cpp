@@ -156,6 +156,7 @@ RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm, const FieldIoCo
   out.updated_points = config.grid.updated_points();
   out.flops_per_point = Kernel<T>::flops_per_point(config.grid.radius);
   out.bytes_per_point = Kernel<T>::bytes_per_point();
+  out.kernel = std::string(to_string(solver->kernel().variant()));
   out.process_grid = decomposition.dims;
   out.halo_bytes_per_step = static_cast<std::uint64_t>(
       mpi::allreduce_sum(comm, static_cast<double>(halo->bytes_per_exchange())));

@@ -75,6 +75,14 @@ constexpr KeySpec kSchema[] = {
      .doc = "Floating-point type of the fields.",
      .apply = [](RunConfig& c, const ConfigValue& v) { c.precision = as_enum<Precision>(v); },
      .read = [](const RunConfig& c) { return word(c.precision); }},
+    {.key = "stencil.kernel",
+     .kind = ValueKind::string,
+     .default_toml = R"("auto")",
+     .words = words_of<KernelChoice>(),
+     .doc = R"(Stencil implementation: "auto" (the fastest built for this machine), "blocked" (cache-blocked )"
+            R"(OpenMP) or "reference" (the plain one-thread loop every variant equals bit for bit).)",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.kernel = as_enum<KernelChoice>(v); },
+     .read = [](const RunConfig& c) { return word(c.kernel); }},
     // [physics]
     {.key = "physics.velocity",
      .kind = ValueKind::real,

@@ -13,6 +13,10 @@ namespace wave3d {
 
 enum class Precision { single, double_ };
 
+// Which stencil implementation runs (stencil.kernel): automatic picks the fastest one built for this
+// machine; reference is the plain one-thread triple loop every variant must equal bit for bit.
+enum class KernelChoice { automatic, reference, blocked };
+
 enum class VerifyMethod {
   automatic,  // exact for the mode condition, none otherwise
   exact,      // compare with the exact discrete solution (mode condition only)
@@ -103,6 +107,7 @@ struct CounterSettings {
 struct RunConfig {
   Grid grid{{64, 64, 64}, 10.0, Boundary::periodic, 8};
   Precision precision = Precision::single;
+  KernelChoice kernel = KernelChoice::automatic;
   Physics physics{};
   Blocking blocking{};
   MemoryPlacement memory{};  // init.policy and init.numa_node

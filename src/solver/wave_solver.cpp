@@ -9,29 +9,18 @@
 
 namespace wave3d {
 
-namespace {
-
-Box shrunk_along(Box b, std::int64_t width, const std::array<bool, 3>& axes) {
-  for (int a = 0; a < 3; ++a)
-    if (axes[a]) {
-      b.lo[a] += width;
-      b.hi[a] -= width;
-    }
-  return b;
+KernelVariant kernel_variant(KernelChoice choice) {
+  return choice == KernelChoice::reference ? KernelVariant::reference : KernelVariant::blocked;
 }
-
-}  // namespace
 
 template <typename T>
 WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<bool, 3> halo_in_flight)
     : config_(config),
-      update_region_(intersect(owned, config.grid.updated())),
-      interior_region_(intersect(update_region_, shrunk_along(owned, config.grid.radius, halo_in_flight))),
-      shell_regions_(boxes_outside(update_region_, interior_region_)),
+      regions_(update_regions(config.grid, owned, halo_in_flight)),
       prev_(owned, config.grid.radius),
       next_(owned, config.grid.radius),
       vel_(owned, config.grid.radius),
-      kernel_(second_derivative_weights(config.grid.radius), config.blocking) {
+      kernel_(second_derivative_weights(config.grid.radius), config.blocking, kernel_variant(config.kernel)) {
   // The policy must be set before the first write: Linux places a page when it is first touched.
   std::optional<HwlocTopology> topology;
   if (config.memory.policy == MemoryPolicy::interleave || config.memory.policy == MemoryPolicy::node) {
@@ -39,7 +28,9 @@ WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<
     for (Field<T>* f : {&prev_, &next_, &vel_})
       if (auto notice = place_field(*f, config.memory, *topology)) placement_notices_.push_back(*notice);
   }
-  for (Field<T>* f : {&prev_, &next_, &vel_}) first_touch(*f, touch_order(config.memory.policy), config.blocking);
+  const std::vector<Box> sweeps = kernel_sweeps(regions_, config.parallel.halo);
+  for (Field<T>* f : {&prev_, &next_, &vel_})
+    first_touch(*f, touch_order(config.memory.policy), config.blocking, sweeps);
   apply_initial_condition(config.initial, config.grid, config.physics, config.blocking, prev_, next_, vel_);
 }
 

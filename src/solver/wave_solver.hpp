@@ -2,8 +2,8 @@
 // WaveSolver<T>: the state of one subdomain (prev, next, vel) and the time step applied to it.
 // It knows nothing of ranks: the caller hands in the halo update (a periodic copy on one rank, the
 // MPI exchange on many) and combines per-rank results. The fields' pages are placed by the memory
-// policy of the config (by default first-touched by the threads that compute them, in the kernel's
-// block order).
+// policy of the config (by default first-touched by the threads that compute them: the kernel's
+// sweeps of the configured halo mode, in its block order).
 #include <array>
 #include <functional>
 #include <string>
@@ -12,10 +12,15 @@
 #include "config/run_config.hpp"
 #include "field/field.hpp"
 #include "field/page_locations.hpp"
+#include "solver/update_regions.hpp"
 #include "stencil/kernel.hpp"
 #include "verify/exact_mode.hpp"
 
 namespace wave3d {
+
+// The variant stencil.kernel asks for; "auto" is the fastest one built for this machine (today the
+// blocked kernel on every machine: the only variant besides the reference).
+KernelVariant kernel_variant(KernelChoice choice);
 
 template <typename T>
 class WaveSolver {
@@ -29,11 +34,11 @@ class WaveSolver {
   WaveSolver(const RunConfig& config, const Box& owned, std::array<bool, 3> halo_in_flight = {true, true, true});
 
   // The points of the owned box this rank updates each step (owned minus any fixed boundary layer).
-  const Box& update_region() const { return update_region_; }
+  const Box& update_region() const { return regions_.update; }
   // The updated points whose stencil reaches no halo cell (computable while the halo is in flight),
   // and the rest of the update region around them.
-  const Box& interior_region() const { return interior_region_; }
-  const std::vector<Box>& shell_regions() const { return shell_regions_; }
+  const Box& interior_region() const { return regions_.interior; }
+  const std::vector<Box>& shell_regions() const { return regions_.shells; }
 
   // One time level in parts, for callers that overlap the halo exchange with computing:
   // the field whose halo must be current before compute() reads near it,
@@ -67,9 +72,7 @@ class WaveSolver {
 
  private:
   const RunConfig& config_;
-  Box update_region_;
-  Box interior_region_;
-  std::vector<Box> shell_regions_;
+  UpdateRegions regions_;
   Field<T> prev_, next_, vel_;
   Kernel<T> kernel_;
   int steps_done_ = 0;

@@ -95,9 +95,13 @@ void dispatch_radius(int radius, F&& f) {
 
 }  // namespace
 
+std::string_view to_string(KernelVariant variant) {
+  return variant == KernelVariant::reference ? "reference" : "blocked";
+}
+
 template <typename T>
-Kernel<T>::Kernel(const std::vector<double>& weights, Blocking blocking)
-    : radius_(static_cast<int>(weights.size()) - 1), blocking_(blocking) {
+Kernel<T>::Kernel(const std::vector<double>& weights, Blocking blocking, KernelVariant variant)
+    : radius_(static_cast<int>(weights.size()) - 1), blocking_(blocking), variant_(variant) {
   if (!is_supported_radius(radius_))
     throw std::invalid_argument("stencil radius " + std::to_string(radius_) + " is not one of 1, 2, 4, 8");
   weights_.resize(weights.size());
@@ -108,6 +112,7 @@ Kernel<T>::Kernel(const std::vector<double>& weights, Blocking blocking)
 template <typename T>
 void Kernel<T>::update(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& region,
                        const std::function<void()>* between_blocks) const {
+  if (variant_ == KernelVariant::reference) return update_reference(prev, next, vel, region);
   check_layout(prev, next, vel, region, radius_);
   dispatch_radius(radius_, [&]<int R>() {
     update_blocked<T, R>(prev, next, vel, weights_.data(), region, blocking_, between_blocks);

@@ -7,6 +7,7 @@
 // Two implementations with the same floating-point operation order, hence bitwise equal results:
 // the blocked OpenMP kernel used for runs, and a plain triple loop kept as the reference.
 #include <functional>
+#include <string_view>
 #include <vector>
 
 #include "field/field.hpp"
@@ -15,19 +16,28 @@
 
 namespace wave3d {
 
+// The implementations update() can run; every one is bitwise equal to update_reference().
+enum class KernelVariant {
+  reference,  // the plain triple loop on the calling thread
+  blocked,    // cache blocks over the OpenMP threads, vectorised rows
+};
+std::string_view to_string(KernelVariant variant);  // "reference", "blocked"
+
 template <typename T>
 class Kernel {
  public:
   // weights: c[0..R] from second_derivative_weights(R); R must be a supported radius.
-  Kernel(const std::vector<double>& weights, Blocking blocking);
+  Kernel(const std::vector<double>& weights, Blocking blocking, KernelVariant variant = KernelVariant::blocked);
 
   int radius() const { return radius_; }
   const Blocking& blocking() const { return blocking_; }
+  KernelVariant variant() const { return variant_; }
 
-  // Updates the points of `region` (global indices, inside the fields' owned box). All three fields
-  // must share one layout. The halo of prev within R of the region must be current.
-  // between_blocks, if given, is called by OpenMP thread 0 after each of its blocks (a hook for work
-  // that must interleave with computing, such as driving communication).
+  // Updates the points of `region` (global indices, inside the fields' owned box) with the kernel's
+  // variant. All three fields must share one layout. The halo of prev within R of the region must be
+  // current. between_blocks, if given, is called by OpenMP thread 0 after each of its blocks (a hook for
+  // work that must interleave with computing, such as driving communication); the reference variant
+  // has no blocks and never calls it.
   void update(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& region,
               const std::function<void()>* between_blocks = nullptr) const;
   void update_reference(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& region) const;
@@ -40,6 +50,7 @@ class Kernel {
  private:
   int radius_;
   Blocking blocking_;
+  KernelVariant variant_;
   std::vector<T> weights_;  // weights_[0] = 3 c0 (three axes), weights_[k] = c_k
 };
 
