@@ -49,7 +49,7 @@ void WaveSolver<T>::advance() {
 template <typename T>
 void WaveSolver<T>::step(const HaloUpdate& update_halo) {
   update_halo(prev_);
-  compute(update_region_);
+  compute(regions_.update);
   advance();
 }
 
