@@ -29,8 +29,11 @@ WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<
       if (auto notice = place_field(*f, config.memory, *topology)) placement_notices_.push_back(*notice);
   }
   const std::vector<Box> sweeps = kernel_sweeps(regions_, config.parallel.halo);
-  for (Field<T>* f : {&prev_, &next_, &vel_})
-    first_touch(*f, touch_order(config.memory.policy), config.blocking, sweeps);
+  // The reference kernel computes everything on the calling thread, so that thread is the one whose
+  // first touch puts the pages next to the computation.
+  const InitPolicy order =
+      kernel_.variant() == KernelVariant::reference ? InitPolicy::serial : touch_order(config.memory.policy);
+  for (Field<T>* f : {&prev_, &next_, &vel_}) first_touch(*f, order, config.blocking, sweeps);
   apply_initial_condition(config.initial, config.grid, config.physics, config.blocking, prev_, next_, vel_);
 }
 
