@@ -184,6 +184,7 @@ class NodeAudit {
   void check_floating() {
     std::map<std::string, std::vector<std::string>> by_cause;
     std::map<std::string, std::set<int>> ranks_by_cause;
+    std::map<std::string, std::size_t> threads_by_cause;
     for (const SeenRank& r : ranks_) {
       std::vector<int> compute;  // floating compute thread numbers of this rank
       std::vector<int> cpus;
@@ -193,6 +194,7 @@ class NodeAudit {
           by_cause["unbound"].push_back(fmt::format("rank {} progress thread (may run on {})", r.rank,
                                                     cpus_text(t.allowed)));
           ranks_by_cause["unbound"].insert(r.rank);
+          ++threads_by_cause["unbound"];
           continue;
         }
         compute.push_back(t.thread);
@@ -203,6 +205,7 @@ class NodeAudit {
       by_cause[cause].push_back(fmt::format("rank {} thread{} {} (may run on {})", r.rank, compute.size() > 1 ? "s" : "",
                                             format_cpu_list(compute), cpus_text(cpus)));
       ranks_by_cause[cause].insert(r.rank);
+      threads_by_cause[cause] += compute.size();
     }
     for (const auto& [cause, names] : by_cause) {
       const std::string why =
@@ -213,7 +216,7 @@ class NodeAudit {
                 "rank, or let wave3d bind them (placement.layout)";
       add("floating", cause, {ranks_by_cause[cause].begin(), ranks_by_cause[cause].end()},
           fmt::format("on {}: {} float{} over several cores, so the scheduler may move them during the measurement; {}",
-                      host_, join_names(names, 4), names.size() > 1 ? "" : "s", why));
+                      host_, join_names(names, 4), threads_by_cause[cause] > 1 ? "" : "s", why));
     }
   }
 
