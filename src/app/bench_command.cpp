@@ -37,11 +37,15 @@ struct BenchOptions {
   std::string progress = "poll";
   bool no_bind = false;
   bool strict_placement = false;
+  int radius = 8;                   // R: order 2R in space
+  std::string precision = "single";
   std::string json;
 };
 
 RunConfig stencil_config(const BenchOptions& o, std::int64_t n) {
   RunConfig c = bench_stencil_config(n, {o.blocking[0], o.blocking[1], o.blocking[2]});
+  c.grid.radius = o.radius;
+  c.precision = *enum_from_name<Precision>(o.precision);
   c.parallel.halo = *enum_from_name<HaloMode>(o.halo);
   c.parallel.progress = c.parallel.halo == HaloMode::overlap ? *enum_from_name<ProgressEngine>(o.progress)
                                                              : ProgressEngine::none;
@@ -108,24 +112,29 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
       o.threads.empty() ? (omp_get_max_threads() > 1 ? std::vector<int>{1, omp_get_max_threads()} : std::vector<int>{1})
                         : parse_thread_list(o.threads);
 
+  // What the bounds assume per point for this radius and precision: 4 values moved, 7R + 5 flops.
+  const int value_bytes = settings.stencil.precision == Precision::single ? 4 : 8;
+  const int bytes_per_point = 4 * value_bytes;
+  const int flops_per_point = Kernel<float>::flops_per_point(o.radius);
   if (rank == 0) {
-    fmt::print("wave3d bench: R=8 single-precision stencil, {}^3 grid (fields {}, {} x the LLC of {}), "
+    const double field_bytes = 3.0 * value_bytes * static_cast<double>(n) * n * n;
+    fmt::print("wave3d bench: R={} {}-precision stencil, {}^3 grid (fields {}, {} x the LLC of {}), "
                "{} repetitions of {} steps after one warm-up, median reported\n",
-               n, format_bytes(static_cast<std::uint64_t>(3 * 4 * n * n * n)),
-               llc ? fmt::format("{:.1f}", 12.0 * n * n * n / static_cast<double>(*llc)) : "?",
+               o.radius, o.precision, n, format_bytes(static_cast<std::uint64_t>(field_bytes)),
+               llc ? fmt::format("{:.1f}", field_bytes / static_cast<double>(*llc)) : "?",
                llc ? format_bytes(*llc) : "unknown (8x of 32 MiB assumed)", o.repetitions, o.steps);
     const Blocking& blocks = settings.stencil.blocking;
     fmt::print("  kernel {} (stencil.kernel = {}), blocks {} x {} x {}, 1 time step per sweep, {} B per point moved "
                "at best (read prev, vel, next; write next)\n",
                to_string(kernel_variant(settings.stencil.kernel)), enum_name(settings.stencil.kernel), blocks.size[0],
-               blocks.size[1], blocks.size[2], Kernel<float>::bytes_per_point());
+               blocks.size[1], blocks.size[2], bytes_per_point);
     fmt::print("  STREAM triad on {} per array in the same process just before each stencil run; "
                "bandwidth bound = triad GB/s / {} B per point\n",
-               format_bytes(settings.stream_elements * 8), Kernel<float>::bytes_per_point());
+               format_bytes(settings.stream_elements * 8), bytes_per_point);
     fmt::print("  compute bound = cores x {} x {}-byte vectors x 2 flops per FMA x {} FMA units (assumed) / {} "
                "flops per point\n",
                machine.cpu_mhz ? fmt::format("{:.0f} MHz ({})", *machine.cpu_mhz, machine.cpu_mhz_source) : "clock unknown",
-               machine.simd_bytes ? std::to_string(*machine.simd_bytes) : "?", o.fma_units, 61);
+               machine.simd_bytes ? std::to_string(*machine.simd_bytes) : "?", o.fma_units, flops_per_point);
     fmt::print("\n{:>11} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>7} {:>9} {:>7} {:>7}  {}\n", "ranks x thr", "MPts min",
                "MPts med", "MPts max", "GFlops", "triad GB/s", "bw bound", "of bw", "cpu bound", "of cpu", "speedup",
                "placement");
@@ -176,7 +185,7 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
       memory_ok = memory_ok && c.verified_finite;
     }
     if (!o.json.empty()) {
-      nlohmann::json doc = {{"grid", n}, {"blocks", settings.stencil.blocking.size}, {"cases", nlohmann::json::array()}};
+      nlohmann::json doc = {{"grid", n}, {"radius", o.radius}, {"precision", o.precision}, {"blocks", settings.stencil.blocking.size}, {"cases", nlohmann::json::array()}};
       for (const BenchCase& c : cases) doc["cases"].push_back(to_json(c));
       std::ofstream(o.json) << doc.dump(2) << '\n';
     }
@@ -191,8 +200,8 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
 Command add_bench_command(CLI::App& parent) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* cli = parent.add_subcommand(
-      "bench", "Measure the R=8 stencil against STREAM triad in one process: MPoints/s, GFlops and the fraction of "
-               "the bandwidth and compute bounds reached");
+      "bench", "Measure the stencil (R=8 in single precision unless --radius, --precision) against STREAM triad in "
+               "one process: MPoints/s, GFlops and the fraction of the bandwidth and compute bounds reached");
   cli->add_option("--threads", o->threads, "OpenMP thread counts for the one-rank cases, e.g. 1,2 or 1-8 "
                                            "(default: 1 and the OpenMP maximum)")
       ->check(thread_list_validator());
@@ -218,6 +227,12 @@ Command add_bench_command(CLI::App& parent) {
   cli->add_flag("--no-bind", o->no_bind,
                 "Leave thread placement to the launcher and OMP_PLACES instead of binding each case's threads "
                 "(one rank: its threads on the first cores; several ranks: one core each)");
+  cli->add_option("--radius", o->radius, "Stencil radius R (order 2R in space)")
+      ->check(CLI::IsMember({1, 2, 4, 8}))
+      ->capture_default_str();
+  cli->add_option("--precision", o->precision, "Floating-point type of the fields")
+      ->check(CLI::IsMember({"single", "double"}))
+      ->capture_default_str();
   cli->add_flag("--strict-placement", o->strict_placement,
                 "Stop (exit 2) before measuring a case whose placement the binding audit finds wrong");
   cli->add_option("--json", o->json, "Also write the results to this JSON file");
