@@ -43,13 +43,9 @@ def counted(runs):
     return [m for status, m, extra in runs if status == "done" and (extra or {}).get("verification") != "FAILED"]
 
 
-class SurplusStudy(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.root = tempfile.mkdtemp(prefix="wave3d-studyreport-")
-        cls.study = make_surplus(os.path.join(cls.root, "surplus", "4242"))
-        cls.done = report(cls.study)
-        cls.out = os.path.join(cls.study, "report")
+class ReportedStudy(unittest.TestCase):
+    """A synthetic study written to cls.root by setUpClass and reported once (cls.done, cls.out); each test
+    starts from the report's JSON, Markdown and rows."""
 
     @classmethod
     def tearDownClass(cls):
@@ -60,6 +56,15 @@ class SurplusStudy(unittest.TestCase):
         self.json = load_json(os.path.join(self.out, "report.json"))
         self.md = read(os.path.join(self.out, "report.md"))
         self.rows = {c["id"]: c for c in self.json["configurations"]}
+
+
+class SurplusStudy(ReportedStudy):
+    @classmethod
+    def setUpClass(cls):
+        cls.root = tempfile.mkdtemp(prefix="wave3d-studyreport-")
+        cls.study = make_surplus(os.path.join(cls.root, "surplus", "4242"))
+        cls.done = report(cls.study)
+        cls.out = os.path.join(cls.study, "report")
 
     def test_table_numbers_are_medians_of_the_runs_that_count(self):
         best = max(statistics.median(counted(r)) for r in SURPLUS_RUNS.values())
@@ -216,7 +221,7 @@ PLACEMENT_RUNS = {
 WRONG = "cores4-daemon-on"
 
 
-class SomePlacementsWrong(unittest.TestCase):
+class SomePlacementsWrong(ReportedStudy):
     """A surplus study in which some runs' placement was wrong, some ok and some not audited."""
 
     @classmethod
@@ -230,16 +235,6 @@ class SomePlacementsWrong(unittest.TestCase):
         cls.study = study.write()
         cls.done = report(cls.study)
         cls.out = os.path.join(cls.study, "report")
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.root)
-
-    def setUp(self):
-        self.assertEqual(self.done.returncode, 0, self.done.stderr)
-        self.json = load_json(os.path.join(self.out, "report.json"))
-        self.md = read(os.path.join(self.out, "report.md"))
-        self.rows = {c["id"]: c for c in self.json["configurations"]}
 
     def test_placement_column(self):
         expected = {"cores1-daemon-off": "ok", "cores2-daemon-off": "ok", "cores4-daemon-off": "ok",
@@ -350,7 +345,7 @@ class AllPlacementsOk(unittest.TestCase):
         self.assertNotIn("placement wrong", md)
 
 
-class ManyConfigurations(unittest.TestCase):
+class ManyConfigurations(ReportedStudy):
     """16 configurations: two pages of panels; one without any good run; first-touch/serial and halo ratios."""
 
     @classmethod
@@ -379,15 +374,6 @@ class ManyConfigurations(unittest.TestCase):
         cls.study = study.write()
         cls.done = report(cls.study)
         cls.out = os.path.join(cls.study, "report")
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.root)
-
-    def setUp(self):
-        self.assertEqual(self.done.returncode, 0, self.done.stderr)
-        self.json = load_json(os.path.join(self.out, "report.json"))
-        self.md = read(os.path.join(self.out, "report.md"))
 
     def test_no_result_is_shown_not_invented(self):
         row = next(c for c in self.json["configurations"] if c["id"] == "06")
