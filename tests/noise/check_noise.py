@@ -73,7 +73,10 @@ def main():
     if not a.min_bursts <= len(bursts) <= a.max_bursts:
         failures.append(f"{len(bursts)} bursts in the log, expected {a.min_bursts}..{a.max_bursts}")
     for i, (start, dur) in enumerate(bursts):
-        if not a.min_duration_ms * 1e6 <= dur < a.max_duration_ms * 1e6:
+        # SIGTERM may arrive during the last burst: the daemon stops at once and logs the work it did.
+        cut_short = signalled is not None and i == len(bursts) - 1
+        shortest = 0.0 if cut_short else a.min_duration_ms * 1e6
+        if not shortest <= dur < a.max_duration_ms * 1e6:
             failures.append(f"burst {i} lasted {dur / 1e6:.3f} ms, expected [{a.min_duration_ms}, {a.max_duration_ms}) ms")
         if i and start <= bursts[i - 1][0]:
             failures.append(f"burst {i} starts at {start} ns, not after burst {i - 1} ({bursts[i - 1][0]} ns)")
