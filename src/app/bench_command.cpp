@@ -16,12 +16,11 @@
 #include "mpi/quiet_wait.hpp"
 #include "probe/stream.hpp"
 #include "runtime/byte_size.hpp"
-#include "runtime/cpu_list.hpp"
-#include "runtime/thread_binding.hpp"
 #include "runtime/machine_info.hpp"
+#include "runtime/thread_binding.hpp"
 #include "solver/wave_solver.hpp"
-#include "stencil/kernel.hpp"
 #include "stencil/coefficients.hpp"
+#include "stencil/kernel.hpp"
 
 namespace wave3d::app {
 namespace {
@@ -112,12 +111,12 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
       o.threads.empty() ? (omp_get_max_threads() > 1 ? std::vector<int>{1, omp_get_max_threads()} : std::vector<int>{1})
                         : parse_thread_list(o.threads);
 
-  // What the bounds assume per point for this radius and precision: 4 values moved, 7R + 5 flops.
-  const int value_bytes = settings.stencil.precision == Precision::single ? 4 : 8;
-  const int bytes_per_point = 4 * value_bytes;
+  // What the bounds assume per point for this radius and precision.
+  const bool single = settings.stencil.precision == Precision::single;
+  const int bytes_per_point = single ? Kernel<float>::bytes_per_point() : Kernel<double>::bytes_per_point();
   const int flops_per_point = Kernel<float>::flops_per_point(o.radius);
   if (rank == 0) {
-    const double field_bytes = 3.0 * value_bytes * static_cast<double>(n) * n * n;
+    const double field_bytes = 3.0 * (single ? sizeof(float) : sizeof(double)) * static_cast<double>(n) * n * n;
     fmt::print("wave3d bench: R={} {}-precision stencil, {}^3 grid (fields {}, {} x the LLC of {}), "
                "{} repetitions of {} steps after one warm-up, median reported\n",
                o.radius, o.precision, n, format_bytes(static_cast<std::uint64_t>(field_bytes)),

@@ -48,25 +48,16 @@ SeenRank seen_rank_of(int rank, const std::string& host, const RankPlacementFact
 }
 
 // The progress thread as the binding map shows it, in the same terms as an OpenMP thread.
-nlohmann::json progress_entry(const ProgressPlacement& p) {
-  std::optional<int> core, numa;
-  try {
-    if (p.cpu) {
-      const HwlocTopology topology;
-      core = topology.core_of_cpu(*p.cpu);
-      numa = topology.numa_node_of_cpu(*p.cpu);
-    }
-  } catch (const std::runtime_error&) {
-    // Without a topology the core and NUMA node stay unknown; where it runs is still true.
-  }
+nlohmann::json progress_entry(const ProgressPlacement& p, const HwlocTopology& topology) {
+  const std::optional<int> core = p.cpu ? topology.core_of_cpu(*p.cpu) : std::nullopt;
+  const std::optional<int> numa = p.cpu ? topology.numa_node_of_cpu(*p.cpu) : std::nullopt;
   return {{"cpu", or_null(p.cpu)}, {"core", or_null(core)}, {"affinity", format_cpu_list(p.allowed)},
           {"numa_node", or_null(numa)}, {"planned", format_cpu_list(p.planned)}};
 }
 
 // The machine's PUs and cores, and the PUs this process's cpuset / cgroup allows. Every rank reports
 // its own allowed PUs: with a cgroup per task (Slurm's task/cgroup) the ranks of a node differ.
-NodeCpus this_machine_cpus() {
-  const HwlocTopology topology;
+NodeCpus this_machine_cpus(const HwlocTopology& topology) {
   NodeCpus cpus;
   const hwloc_const_cpuset_t complete = hwloc_topology_get_complete_cpuset(topology.get());
   cpus.machine_pus = hwloc_bitmap_weight(complete);
@@ -85,15 +76,16 @@ NodeCpus this_machine_cpus() {
 
 nlohmann::json entry_of(int rank, const mpi::NodeRank& node, const RankPlacementFacts& f) {
   const std::string host = hostname();
+  const HwlocTopology topology;
   nlohmann::json entry = {{"rank", rank},
                           {"host", host},
                           {"node", node.leader},
                           {"launch_cpus", format_cpu_list(f.launch_cpus)},
                           {"binding", f.binding},
-                          {"progress_thread", f.progress ? progress_entry(*f.progress) : nlohmann::json(nullptr)},
+                          {"progress_thread", f.progress ? progress_entry(*f.progress, topology) : nlohmann::json(nullptr)},
                           {"notices", f.notices},
                           {"seen", seen_rank_of(rank, host, f)}};
-  const NodeCpus cpus = this_machine_cpus();
+  const NodeCpus cpus = this_machine_cpus(topology);
   entry["allowed_pus"] = cpus.allowed;
   // The node's cores come once per node, from its first rank.
   if (node.rank == 0) entry["node_cpus"] = cpus;

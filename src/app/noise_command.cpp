@@ -26,10 +26,10 @@
 #include "probe/noise_result.hpp"
 #include "probe/noise_trace.hpp"
 #include "runtime/cpu_list.hpp"
-#include "runtime/thread_binding.hpp"
 #include "runtime/hostname.hpp"
 #include "runtime/hwloc_topology.hpp"
 #include "runtime/machine_info.hpp"
+#include "runtime/thread_binding.hpp"
 #include "output/runtime_json.hpp"
 
 namespace wave3d::app {

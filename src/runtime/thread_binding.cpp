@@ -37,14 +37,21 @@ std::string proc_bind_name(omp_proc_bind_t policy) {
   return static_cast<int>(policy) == 2 ? "primary" : "unknown";
 }
 
+// The OS CPU numbers of each OpenMP place, in place order.
+std::vector<std::vector<int>> place_cpus() {
+  std::vector<std::vector<int>> places(static_cast<std::size_t>(std::max(omp_get_num_places(), 0)));
+  for (std::size_t p = 0; p < places.size(); ++p) {
+    places[p].resize(static_cast<std::size_t>(omp_get_place_num_procs(static_cast<int>(p))));
+    if (!places[p].empty()) omp_get_place_proc_ids(static_cast<int>(p), places[p].data());
+  }
+  return places;
+}
+
 std::string place_list() {
   std::string out;
-  const int places = omp_get_num_places();
-  for (int p = 0; p < places; ++p) {
-    std::vector<int> ids(static_cast<std::size_t>(omp_get_place_num_procs(p)));
-    if (!ids.empty()) omp_get_place_proc_ids(p, ids.data());
+  for (const std::vector<int>& ids : place_cpus()) {
     if (!out.empty()) out += ',';
-    out += '{' + format_cpu_list(std::move(ids)) + '}';
+    out += '{' + format_cpu_list(ids) + '}';
   }
   return out;
 }
@@ -58,14 +65,10 @@ std::optional<std::string> environment_value(const char* name) {
 }  // namespace
 
 std::vector<int> launch_affinity() {
-  const int places = omp_get_num_places();
-  if (places <= 0 || omp_get_proc_bind() == omp_proc_bind_false) return current_thread_affinity();
+  const std::vector<std::vector<int>> places = place_cpus();
+  if (places.empty() || omp_get_proc_bind() == omp_proc_bind_false) return current_thread_affinity();
   std::vector<int> cpus;
-  for (int p = 0; p < places; ++p) {
-    std::vector<int> ids(static_cast<std::size_t>(omp_get_place_num_procs(p)));
-    if (!ids.empty()) omp_get_place_proc_ids(p, ids.data());
-    cpus.insert(cpus.end(), ids.begin(), ids.end());
-  }
+  for (const std::vector<int>& ids : places) cpus.insert(cpus.end(), ids.begin(), ids.end());
   std::sort(cpus.begin(), cpus.end());
   cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
   return cpus;
