@@ -38,6 +38,8 @@ struct BenchOptions {
   bool strict_placement = false;
   int radius = 8;                   // R: order 2R in space
   std::string precision = "single";
+  std::string kernel = "auto";
+  std::string sweep_steps = "1";  // time steps per sweep of the one-rank cases, e.g. 1,4
   std::string json;
 };
 
@@ -45,6 +47,7 @@ RunConfig stencil_config(const BenchOptions& o, std::int64_t n) {
   RunConfig c = bench_stencil_config(n, {o.blocking[0], o.blocking[1], o.blocking[2]});
   c.grid.radius = o.radius;
   c.precision = *enum_from_name<Precision>(o.precision);
+  c.kernel = *enum_from_name<KernelChoice>(o.kernel);
   c.parallel.halo = *enum_from_name<HaloMode>(o.halo);
   c.parallel.progress = c.parallel.halo == HaloMode::overlap ? *enum_from_name<ProgressEngine>(o.progress)
                                                              : ProgressEngine::none;
@@ -63,8 +66,8 @@ void print_case(const BenchCase& c, const std::optional<double>& single_thread_r
   const std::string compute = c.compute_bound_mpoints ? fmt::format("{:.0f}", *c.compute_bound_mpoints) : "unknown";
   const std::string speedup =
       single_thread_rate ? fmt::format("{:.2f}", c.stencil_mpoints.median / *single_thread_rate) : "";
-  fmt::print("{:>5} x {:<3} {:>9.1f} {:>9.1f} {:>9.1f} {:>8.2f} {:>9.2f} {:>9.0f} {:>7.3f} {:>9} {:>7} {:>7}  {}\n",
-             c.ranks, c.threads_per_rank, c.stencil_mpoints.min, c.stencil_mpoints.median, c.stencil_mpoints.max,
+  fmt::print("{:>5} x {:<3} {:>3} {:>9.1f} {:>9.1f} {:>9.1f} {:>8.2f} {:>9.2f} {:>9.0f} {:>7.3f} {:>9} {:>7} {:>7}  {}\n",
+             c.ranks, c.threads_per_rank, c.steps_per_sweep, c.stencil_mpoints.min, c.stencil_mpoints.median, c.stencil_mpoints.max,
              c.gflops, c.triad_gbytes.median, c.bandwidth_bound_mpoints, c.fraction_of_bandwidth_bound(), compute,
              fraction_text(c.compute_bound_mpoints, c.stencil_mpoints.median), speedup, c.placement_verdict);
 }
@@ -86,7 +89,8 @@ nlohmann::json to_json(const BenchCase& c) {
           {"halo_exposed_fraction", optional(c.halo_exposed_fraction)},
           {"rss_growth_over_fields", optional(c.rss_growth_over_fields)},
           {"kernel", c.kernel},
-          {"steps_per_sweep", 1},
+          {"steps_per_sweep", c.steps_per_sweep},
+          {"temporal_blocking_notice", c.sweep_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.sweep_notice)},
           {"bytes_per_point", c.bytes_per_point},
           {"placement_audit", c.placement_audit}};
 }
@@ -123,10 +127,10 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
                llc ? fmt::format("{:.1f}", field_bytes / static_cast<double>(*llc)) : "?",
                llc ? format_bytes(*llc) : "unknown (8x of 32 MiB assumed)", o.repetitions, o.steps);
     const Blocking& blocks = settings.stencil.blocking;
-    fmt::print("  kernel {} (stencil.kernel = {}), blocks {} x {} x {}, 1 time step per sweep, {} B per point moved "
-               "at best (read prev, vel, next; write next)\n",
-               to_string(kernel_variant(settings.stencil.kernel)), enum_name(settings.stencil.kernel), blocks.size[0],
-               blocks.size[1], blocks.size[2], bytes_per_point);
+    fmt::print("  kernel {} (stencil.kernel = {}, vectors: {}), blocks {} x {} x {}, time steps per sweep {}, {} B per "
+               "point moved at best (read prev, vel, next; write next)\n",
+               to_string(kernel_variant(settings.stencil.kernel)), enum_name(settings.stencil.kernel),
+               jammed_vector_isa(), blocks.size[0], blocks.size[1], blocks.size[2], o.sweep_steps, bytes_per_point);
     fmt::print("  STREAM triad on {} per array in the same process just before each stencil run; "
                "bandwidth bound = triad GB/s / {} B per point\n",
                format_bytes(settings.stream_elements * 8), bytes_per_point);
@@ -134,7 +138,10 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
                "flops per point\n",
                machine.cpu_mhz ? fmt::format("{:.0f} MHz ({})", *machine.cpu_mhz, machine.cpu_mhz_source) : "clock unknown",
                machine.simd_bytes ? std::to_string(*machine.simd_bytes) : "?", o.fma_units, flops_per_point);
-    fmt::print("\n{:>11} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>7} {:>9} {:>7} {:>7}  {}\n", "ranks x thr", "MPts min",
+    fmt::print("  T = time steps per sweep (temporal blocking; the bounds are those of one step per sweep, which "
+               "T > 1 can exceed)\n");
+    fmt::print("\n{:>11} {:>3} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>7} {:>9} {:>7} {:>7}  {}\n", "ranks x thr", "T",
+               "MPts min",
                "MPts med", "MPts max", "GFlops", "triad GB/s", "bw bound", "of bw", "cpu bound", "of cpu", "speedup",
                "placement");
   }
@@ -144,15 +151,21 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
   // 1. One rank with each thread count; other ranks, if any, wait without taking a core.
   MPI_Comm alone = MPI_COMM_NULL;
   mpi::check(MPI_Comm_split(comm, rank == 0 ? 0 : MPI_UNDEFINED, 0, &alone), "MPI_Comm_split");
-  for (int threads : thread_counts) {
-    if (rank == 0) {
-      cases.push_back(measure_case(settings, threads, alone));
-      if (threads == 1) single_thread_rate = cases.back().stencil_mpoints.median;
-      print_case(cases.back(), single_thread_rate);
-      std::fflush(stdout);
+  for (int sweep_steps : parse_thread_list(o.sweep_steps)) {
+    settings.stencil.blocking.steps = sweep_steps;
+    single_thread_rate.reset();
+    for (int threads : thread_counts) {
+      if (rank == 0) {
+        cases.push_back(measure_case(settings, threads, alone));
+        if (threads == 1) single_thread_rate = cases.back().stencil_mpoints.median;
+        if (!cases.back().sweep_notice.empty()) fmt::print("  {}\n", cases.back().sweep_notice);
+        print_case(cases.back(), single_thread_rate);
+        std::fflush(stdout);
+      }
+      mpi::barrier_quietly(comm);
     }
-    mpi::barrier_quietly(comm);
   }
+  settings.stencil.blocking.steps = 1;
   if (alone != MPI_COMM_NULL) MPI_Comm_free(&alone);
   // 2. With several ranks: all of them, one thread each, on the same grid, compared with one rank
   //    running as many threads (the layout question: ranks or threads?).
@@ -231,6 +244,14 @@ Command add_bench_command(CLI::App& parent) {
       ->capture_default_str();
   cli->add_option("--precision", o->precision, "Floating-point type of the fields")
       ->check(CLI::IsMember({"single", "double"}))
+      ->capture_default_str();
+  cli->add_option("--kernel", o->kernel, "Stencil variant (stencil.kernel)")
+      ->check(CLI::IsMember({"auto", "jammed", "blocked", "reference"}))
+      ->capture_default_str();
+  cli->add_option("--sweep-steps", o->sweep_steps,
+                  "Time steps per sweep (blocking.steps) of the one-rank cases, e.g. 1,4: each thread count runs "
+                  "with each")
+      ->check(thread_list_validator())
       ->capture_default_str();
   cli->add_flag("--strict-placement", o->strict_placement,
                 "Stop (exit 2) before measuring a case whose placement the binding audit finds wrong");

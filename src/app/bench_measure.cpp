@@ -149,6 +149,8 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   for (const std::string& notice : outcome.placement_notices) add_notice(c.placement_notices, notice);
   c.process_grid = outcome.process_grid;
   c.kernel = outcome.kernel;
+  c.steps_per_sweep = outcome.steps_per_sweep;
+  c.sweep_notice = outcome.sweep_notice;
   c.bytes_per_point = outcome.bytes_per_point;
   if (ranks > 1 && rank == 0) c.halo_exposed_fraction = halo_share(config, outcome).exposed_fraction;
   if (outcome.peak_rss && outcome.rss_before_fields && outcome.field_bytes > 0)

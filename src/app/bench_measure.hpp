@@ -63,6 +63,8 @@ struct BenchCase {
   std::optional<double> halo_exposed_fraction;
   std::array<int, 3> process_grid{1, 1, 1};
   std::string kernel;       // the variant that ran
+  int steps_per_sweep = 1;  // time steps per sweep it ran with
+  std::string sweep_notice; // why fewer than asked, if so
   int bytes_per_point = 0;  // what the bandwidth bound assumes the kernel moves per point
   // Why pages could not be placed as the stencil's memory policy asks (e.g. memory binding not
   // permitted here), for the triad's arrays and the fields alike; empty when all went as asked.

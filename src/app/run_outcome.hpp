@@ -30,7 +30,9 @@ struct RunOutcome {
   std::int64_t updated_points = 0;    // per step, whole grid
   int flops_per_point = 0;
   int bytes_per_point = 0;
-  std::string kernel;                 // the variant that ran ("blocked", "reference")
+  std::string kernel;                 // the variant that ran ("jammed", "blocked", "reference")
+  int steps_per_sweep = 1;            // time steps per sweep the loop ran (blocking.steps where it applies)
+  std::string sweep_notice;           // why fewer steps per sweep than blocking.steps asked; empty if none
   std::uint64_t checksum = 0;
   double l2_norm = 0.0;
   Verification verification;

@@ -152,10 +152,11 @@ std::string format_summary(const RunConfig& c, const RunOutcome& o) {
     s += fmt::format("jitter:      step time p50 {:.3f} ms, p99 {:.3f} ms, max {:.3f} ms; noise amplification {:.3f} "
                      "(mean per-step max over mean per-step median across ranks)\n",
                      1e3 * j->p50, 1e3 * j->p99, 1e3 * j->max, j->noise_amplification);
-  s += fmt::format("kernel:      {} (stencil.kernel = {}), blocks {} x {} x {}, 1 time step per sweep, {} bytes "
+  s += fmt::format("kernel:      {} (stencil.kernel = {}), blocks {} x {} x {}, {} time step{} per sweep, {} bytes "
                    "per point assumed\n",
                    o.kernel, enum_name(c.kernel), c.blocking.size[0], c.blocking.size[1], c.blocking.size[2],
-                   o.bytes_per_point);
+                   o.steps_per_sweep, o.steps_per_sweep == 1 ? "" : "s", o.bytes_per_point);
+  if (!o.sweep_notice.empty()) s += fmt::format("temporal:    {}\n", o.sweep_notice);
   s += fmt::format("time:        {:.4f} s for {} steps\n", o.loop_seconds, o.steps_done);
   s += fmt::format("throughput:  {:.2f} MPoints/s\n", o.mpoints_per_second());
   s += fmt::format("flops:       {:.2f} GFlops ({} flops per point)\n", o.gflops(), o.flops_per_point);
@@ -195,7 +196,9 @@ nlohmann::json run_document(const RunConfig& config, const RunContext& context, 
   doc["kernel"] = {{"name", o.kernel},
                    {"requested", enum_name(config.kernel)},
                    {"blocks", config.blocking.size},
-                   {"steps_per_sweep", 1},
+                   {"steps_per_sweep", o.steps_per_sweep},
+                   {"steps_per_sweep_requested", config.blocking.steps},
+                   {"temporal_blocking_notice", o.sweep_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.sweep_notice)},
                    {"bytes_per_point", o.bytes_per_point}};
   doc["metrics"] = {{"steps", o.steps_done},
                     {"seconds", o.loop_seconds},

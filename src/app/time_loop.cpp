@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -12,6 +13,7 @@
 #include "app/run_counters.hpp"
 #include "app/step_driver.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include "mpi/cartesian.hpp"
 #include "mpi/collective.hpp"
@@ -99,6 +101,38 @@ std::vector<StepTimes> gather_step_times(const StepTimes& mine, MPI_Comm comm) {
   return per_rank;
 }
 
+// The time steps per sweep a run can use, and why fewer than blocking.steps asks when it cannot.
+struct SweepPlan {
+  int steps = 1;
+  std::string notice;
+};
+
+SweepPlan plan_sweeps(const RunConfig& config, int ranks) {
+  const int asked = config.blocking.steps;
+  if (asked <= 1) return {};
+  const std::string fallback = fmt::format("blocking.steps = {} not applied, 1 step per sweep: ", asked);
+  if (ranks > 1)
+    return {1, fallback + fmt::format("on {} ranks every step needs a halo exchange, and halos {} deep "
+                                      "(exchanged every {} steps) are not built yet",
+                                      ranks, asked * config.grid.radius, asked)};
+  if (config.grid.boundary == Boundary::periodic)
+    return {1, fallback + "periodic boundaries refresh the halo from the far side every step"};
+  return {asked, ""};
+}
+
+// How many steps after `done` the loop next has to look at the field: a NaN check, a snapshot, a
+// checkpoint or the end of the run. A sweep must not run past it.
+int steps_to_next_stop(const RunConfig& config, int done) {
+  int next = config.steps;
+  const auto after = [&](int every) {
+    if (every > 0) next = std::min(next, (done / every + 1) * every);
+  };
+  after(config.check_every);
+  after(config.output.snapshot_every);
+  after(config.checkpoint.every);
+  return std::max(1, next - done);
+}
+
 // The phases of steps.csv, in order. io: writing the snapshot and checkpoint due after the step
 // (part of its total).
 enum Phase : std::size_t { pack, wait, unpack, interior, shell, check, total, hidden, io };
@@ -157,6 +191,9 @@ RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm, const FieldIoCo
   out.flops_per_point = Kernel<T>::flops_per_point(config.grid.radius);
   out.bytes_per_point = Kernel<T>::bytes_per_point();
   out.kernel = std::string(to_string(solver->kernel().variant()));
+  const SweepPlan sweeps = plan_sweeps(config, mpi::size_of(comm));
+  out.steps_per_sweep = sweeps.steps;
+  out.sweep_notice = sweeps.notice;
   out.process_grid = decomposition.dims;
   out.halo_bytes_per_step = static_cast<std::uint64_t>(
       mpi::allreduce_sum(comm, static_cast<double>(halo->bytes_per_exchange())));
@@ -173,33 +210,45 @@ RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm, const FieldIoCo
   mpi::check(MPI_Barrier(comm), "MPI_Barrier");
   counters.start_loop();
   const double start = omp_get_wtime();
-  for (int s = 0; s < times.steps(); ++s) {
-    fail_if_asked(config, rank, first_step + s + 1);
+  for (int s = 0, steps = 1; s < times.steps(); s += steps) {
+    steps = std::min(sweeps.steps, steps_to_next_stop(config, solver->steps_done()));
+    for (int k = 1; k <= steps; ++k) fail_if_asked(config, rank, first_step + s + k);
     counters.begin_step();
     const double t0 = omp_get_wtime();
-    const StepPhaseTimes phases = driver.step();
-    times.record(s, pack, phases.pack);
-    times.record(s, wait, phases.wait);
-    times.record(s, unpack, phases.unpack);
-    times.record(s, interior, phases.interior);
-    times.record(s, shell, phases.shell);
-    if (phases.messages_done_after) times.record(s, hidden, *phases.messages_done_after);
+    if (steps == 1) {
+      const StepPhaseTimes phases = driver.step();
+      times.record(s, pack, phases.pack);
+      times.record(s, wait, phases.wait);
+      times.record(s, unpack, phases.unpack);
+      times.record(s, interior, phases.interior);
+      times.record(s, shell, phases.shell);
+      if (phases.messages_done_after) times.record(s, hidden, *phases.messages_done_after);
+    } else {
+      // One sweep computes all its steps at once: each gets an equal share of its time.
+      solver->sweep(steps);
+      const double share = (omp_get_wtime() - t0) / steps;
+      for (int k = 0; k < steps; ++k) {
+        times.record(s + k, interior, share);
+        times.record(s + k, total, share);
+      }
+    }
+    const int last = s + steps - 1;  // the entry of steps.csv that gets the check and the I/O
     const int done = solver->steps_done();
     if (done % config.check_every == 0 || done == config.steps) {
       const double c0 = omp_get_wtime();
       const bool finite = mpi::allreduce_and(comm, all_finite(solver->current(), solver->update_region()));
-      times.record(s, check, omp_get_wtime() - c0);
+      times.record(last, check, omp_get_wtime() - c0);
       if (!finite) {
         out.failure = "non-finite values (NaN or Inf) appeared between step " + std::to_string(last_clean_step + 1) +
                       " and step " + std::to_string(done) + "; the run was stopped there";
-        times.record(s, total, omp_get_wtime() - t0);
+        times.record(last, total, omp_get_wtime() - t0 - (steps - 1) * times.at(s, total));
         counters.end_step();
         break;
       }
       last_clean_step = done;
     }
-    if (const auto io_seconds = field_io.after_step()) times.record(s, io, *io_seconds);
-    times.record(s, total, omp_get_wtime() - t0);
+    if (const auto io_seconds = field_io.after_step()) times.record(last, io, *io_seconds);
+    times.record(last, total, omp_get_wtime() - t0 - (steps - 1) * times.at(s, total));
     counters.end_step();
     progress.update(done - first_step, omp_get_wtime() - start);
   }

@@ -79,8 +79,10 @@ constexpr KeySpec kSchema[] = {
      .kind = ValueKind::string,
      .default_toml = R"("auto")",
      .words = words_of<KernelChoice>(),
-     .doc = R"(Stencil implementation: "auto" (the fastest built for this machine), "blocked" (cache-blocked )"
-            R"(OpenMP) or "reference" (the plain one-thread loop every variant equals bit for bit).)",
+     .doc = R"(Stencil implementation: "auto" (the fastest built for this machine), "jammed" (cache blocks, )"
+            R"(explicit vectors, y neighbours reused in registers across rows), "blocked" (cache blocks, rows )"
+            R"(vectorised by the compiler) or "reference" (the plain one-thread loop every variant equals bit )"
+            R"(for bit).)",
      .apply = [](RunConfig& c, const ConfigValue& v) { c.kernel = as_enum<KernelChoice>(v); },
      .read = [](const RunConfig& c) { return word(c.kernel); }},
     // [physics]
@@ -108,6 +110,17 @@ constexpr KeySpec kSchema[] = {
      .doc = "Cache-block size of the kernel's loops per axis (x, y, z); 0 = the whole axis.",
      .apply = [](RunConfig& c, const ConfigValue& v) { c.blocking.size = as_int3(v); },
      .read = [](const RunConfig& c) -> ConfigValue { return c.blocking.size; }},
+    {.key = "blocking.steps",
+     .kind = ValueKind::integer,
+     .default_toml = "1",
+     .min = 1,
+     .max = 64,
+     .doc = "Time steps per sweep over memory (temporal blocking): the update region is cut into tiles of "
+            "blocking.size[1] rows (at least 2 (steps - 1) R) and each tile advances this many steps before the "
+            "next is read. Applies to a single rank with zero boundaries; elsewhere the run says so and sweeps "
+            "1 step at a time.",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.blocking.steps = static_cast<int>(as_int(v)); },
+     .read = [](const RunConfig& c) -> ConfigValue { return std::int64_t{c.blocking.steps}; }},
     // [init]
     {.key = "init.policy",
      .kind = ValueKind::string,

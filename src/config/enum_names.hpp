@@ -24,7 +24,7 @@ struct EnumNames<Precision> {
 };
 template <>
 struct EnumNames<KernelChoice> {
-  static constexpr std::array<std::string_view, 3> names{"auto", "reference", "blocked"};
+  static constexpr std::array<std::string_view, 4> names{"auto", "reference", "blocked", "jammed"};
 };
 template <>
 struct EnumNames<MemoryPolicy> {
@@ -68,7 +68,7 @@ struct EnumNames<SnapshotWriterKind> {
 // compile; one appended at the end must be added to its list and named here.
 static_assert(static_cast<std::size_t>(Boundary::periodic) + 1 == EnumNames<Boundary>::names.size());
 static_assert(static_cast<std::size_t>(Precision::double_) + 1 == EnumNames<Precision>::names.size());
-static_assert(static_cast<std::size_t>(KernelChoice::blocked) + 1 == EnumNames<KernelChoice>::names.size());
+static_assert(static_cast<std::size_t>(KernelChoice::jammed) + 1 == EnumNames<KernelChoice>::names.size());
 static_assert(static_cast<std::size_t>(MemoryPolicy::node) + 1 == EnumNames<MemoryPolicy>::names.size());
 static_assert(static_cast<std::size_t>(InitialKind::ricker) + 1 == EnumNames<InitialKind>::names.size());
 static_assert(static_cast<std::size_t>(ProgressMode::off) + 1 == EnumNames<ProgressMode>::names.size());

@@ -5,12 +5,20 @@
 #include "field/first_touch.hpp"
 #include "field/memory_placement.hpp"
 #include "init/initial_condition.hpp"
+#include "solver/temporal_sweep.hpp"
 #include "stencil/coefficients.hpp"
 
 namespace wave3d {
 
 KernelVariant kernel_variant(KernelChoice choice) {
-  return choice == KernelChoice::reference ? KernelVariant::reference : KernelVariant::blocked;
+  switch (choice) {
+    case KernelChoice::reference: return KernelVariant::reference;
+    case KernelChoice::blocked: return KernelVariant::blocked;
+    case KernelChoice::jammed: return KernelVariant::jammed;
+    case KernelChoice::automatic: break;
+  }
+  // Without explicit vectors the jammed variant computes its rows a point at a time.
+  return jammed_kernel_built() ? KernelVariant::jammed : KernelVariant::blocked;
 }
 
 template <typename T>
@@ -54,6 +62,16 @@ void WaveSolver<T>::step(const HaloUpdate& update_halo) {
   update_halo(prev_);
   compute(regions_.update);
   advance();
+}
+
+template <typename T>
+void WaveSolver<T>::sweep(int steps) {
+  const std::function<void(Field<T>&, const Box&, int)> add_source = [&](Field<T>& level, const Box& box, int n) {
+    if (box.contains(config_.initial.source)) inject_source(config_.initial, config_.physics, level, vel_, steps_done_ + n);
+  };
+  const std::int64_t tile_rows = config_.blocking.effective(1, regions_.update.extent(1));
+  sweep_levels(kernel_, prev_, next_, vel_, regions_.update, steps, tile_rows, add_source);
+  steps_done_ += steps;
 }
 
 template <typename T>

@@ -18,8 +18,8 @@
 
 namespace wave3d {
 
-// The variant stencil.kernel asks for; "auto" is the fastest one built for this machine (today the
-// blocked kernel on every machine: the only variant besides the reference).
+// The variant stencil.kernel asks for; "auto" is the fastest one built for this machine: jammed where
+// the build has AVX2 with FMA or AVX-512, blocked elsewhere.
 KernelVariant kernel_variant(KernelChoice choice);
 
 template <typename T>
@@ -50,6 +50,11 @@ class WaveSolver {
 
   // All of it at once: halo update of prev, kernel on the update region, advance().
   void step(const HaloUpdate& update_halo);
+
+  // `steps` time steps in one temporally blocked sweep (solver/temporal_sweep.hpp), source term
+  // included, bitwise equal to as many step() calls. Only for a subdomain whose halo never changes
+  // (zero boundary, no neighbours): there is no halo update inside the sweep.
+  void sweep(int steps);
 
   // Continuing from a checkpoint: `load` overwrites (at least the owned points of) the current and
   // the previous time level, and the solver carries on from time level `steps_done`. The halo of the

@@ -1,5 +1,6 @@
 #pragma once
-// Cache-blocking of the kernel's loops: block sizes along x (n1), y (n2) and z (n3).
+// Cache-blocking of the kernel's loops: block sizes along x (n1), y (n2) and z (n3), and the time
+// steps computed per sweep.
 #include <cstdint>
 
 #include "geometry/box.hpp"
@@ -8,6 +9,7 @@ namespace wave3d {
 
 struct Blocking {
   Index3 size{0, 64, 16};  // 0 on an axis means the whole extent of the region being updated
+  int steps = 1;           // time steps per sweep over memory (temporal blocking, solver/temporal_sweep.hpp)
 
   // The block size actually used on `axis` for a region of extent `extent`.
   std::int64_t effective(int axis, std::int64_t extent) const {

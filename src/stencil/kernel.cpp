@@ -2,12 +2,15 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cassert>
 #include <stdexcept>
 #include <string>
 
 #include "stencil/block_loop.hpp"
 #include "stencil/coefficients.hpp"
+#include "stencil/jammed_rows.hpp"
+#include "stencil/simd.hpp"
 
 namespace wave3d {
 namespace {
@@ -22,9 +25,10 @@ inline void update_row(const T* __restrict p, T* __restrict nx, const T* __restr
   for (std::int64_t i = 0; i < len; ++i) {
     T lap = c[0] * p[i];
     for (int k = 1; k <= R; ++k) {
-      lap += c[k] * (((p[i - k] + p[i + k]) + (p[i - k * s1] + p[i + k * s1])) + (p[i - k * s2] + p[i + k * s2]));
+      const T sum = ((p[i - k] + p[i + k]) + (p[i - k * s1] + p[i + k * s1])) + (p[i - k * s2] + p[i + k * s2]);
+      lap = simd::multiply_add(c[k], sum, lap);
     }
-    nx[i] = (T(2) * p[i] - nx[i]) + v[i] * lap;
+    nx[i] = simd::multiply_add(v[i], lap, T(2) * p[i] - nx[i]);
   }
 }
 
@@ -44,16 +48,24 @@ void check_layout(const Field<T>& prev, const Field<T>& next, const Field<T>& ve
     throw std::logic_error("kernel: region lies outside the owned box");
 }
 
-template <typename T, int R>
-void update_blocked(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const T* c, const Box& region,
-                    const Blocking& blocking, const std::function<void()>* between_blocks) {
+// One block (or any box of the region) on the calling thread.
+template <typename T, int R, KernelVariant variant>
+void update_box(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const T* c, const Box& b) {
   const std::int64_t s1 = prev.row_stride(), s2 = prev.plane_stride();
   const T* pb = prev.data();
   T* nb = next.data();
   const T* vb = vel.data();
-  for_each_block(region, blocking, [&](const Box& b) {
-    const std::int64_t len = b.extent(0);
-    for (std::int64_t z = b.lo[2]; z < b.hi[2]; ++z) {
+  const std::int64_t len = b.extent(0);
+  for (std::int64_t z = b.lo[2]; z < b.hi[2]; ++z) {
+    if constexpr (variant == KernelVariant::jammed) {
+      for (std::int64_t y = b.lo[1]; y < b.hi[1]; y += kJamRows) {
+        const int rows = static_cast<int>(std::min<std::int64_t>(kJamRows, b.hi[1] - y));
+        const std::int64_t o = prev.offset(b.lo[0], y, z);
+        // Plane z+R of the next group's rows is the one part of prev this block has not read yet.
+        for (int u = 0; u < rows; ++u) prefetch_row(pb + o + (rows + u) * s1 + R * s2, len);
+        update_rows_jammed<T, R>(rows, pb + o, nb + o, vb + o, c, len, s1, s2);
+      }
+    } else {
       for (std::int64_t y = b.lo[1]; y < b.hi[1]; ++y) {
         const std::int64_t o = prev.offset(b.lo[0], y, z);
         // The next row's leading z neighbour (plane z+R) is the one line of prev not yet in cache:
@@ -62,6 +74,14 @@ void update_blocked(const Field<T>& prev, Field<T>& next, const Field<T>& vel, c
         update_row<T, R>(pb + o, nb + o, vb + o, c, len, s1, s2);
       }
     }
+  }
+}
+
+template <typename T, int R, KernelVariant variant>
+void update_blocked(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const T* c, const Box& region,
+                    const Blocking& blocking, const std::function<void()>* between_blocks) {
+  for_each_block(region, blocking, [&](const Box& b) {
+    update_box<T, R, variant>(prev, next, vel, c, b);
     if (between_blocks != nullptr && omp_get_thread_num() == 0) (*between_blocks)();
   });
 }
@@ -76,8 +96,8 @@ void update_plain(const Field<T>& prev, Field<T>& next, const Field<T>& vel, con
         const T* p = prev.data() + o;
         T lap = c[0] * p[0];
         for (int k = 1; k <= R; ++k)
-          lap += c[k] * (((p[-k] + p[k]) + (p[-k * s1] + p[k * s1])) + (p[-k * s2] + p[k * s2]));
-        next.data()[o] = (T(2) * p[0] - next.data()[o]) + vel.data()[o] * lap;
+          lap = simd::multiply_add(c[k], ((p[-k] + p[k]) + (p[-k * s1] + p[k * s1])) + (p[-k * s2] + p[k * s2]), lap);
+        next.data()[o] = simd::multiply_add(vel.data()[o], lap, T(2) * p[0] - next.data()[o]);
       }
 }
 
@@ -96,8 +116,16 @@ void dispatch_radius(int radius, F&& f) {
 }  // namespace
 
 std::string_view to_string(KernelVariant variant) {
-  return variant == KernelVariant::reference ? "reference" : "blocked";
+  switch (variant) {
+    case KernelVariant::reference: return "reference";
+    case KernelVariant::blocked: return "blocked";
+    case KernelVariant::jammed: return "jammed";
+  }
+  return "unknown";
 }
+
+bool jammed_kernel_built() { return simd::has_native; }
+std::string_view jammed_vector_isa() { return simd::native_name; }
 
 template <typename T>
 Kernel<T>::Kernel(const std::vector<double>& weights, Blocking blocking, KernelVariant variant)
@@ -115,8 +143,28 @@ void Kernel<T>::update(const Field<T>& prev, Field<T>& next, const Field<T>& vel
   if (variant_ == KernelVariant::reference) return update_reference(prev, next, vel, region);
   check_layout(prev, next, vel, region, radius_);
   dispatch_radius(radius_, [&]<int R>() {
-    update_blocked<T, R>(prev, next, vel, weights_.data(), region, blocking_, between_blocks);
+    if (variant_ == KernelVariant::jammed)
+      update_blocked<T, R, KernelVariant::jammed>(prev, next, vel, weights_.data(), region, blocking_, between_blocks);
+    else
+      update_blocked<T, R, KernelVariant::blocked>(prev, next, vel, weights_.data(), region, blocking_, between_blocks);
   });
+}
+
+template <typename T>
+void Kernel<T>::update_on_this_thread(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& box) const {
+  if (box.empty()) return;
+  dispatch_radius(radius_, [&]<int R>() {
+    switch (variant_) {
+      case KernelVariant::reference: return update_plain<T, R>(prev, next, vel, weights_.data(), box);
+      case KernelVariant::blocked: return update_box<T, R, KernelVariant::blocked>(prev, next, vel, weights_.data(), box);
+      case KernelVariant::jammed: return update_box<T, R, KernelVariant::jammed>(prev, next, vel, weights_.data(), box);
+    }
+  });
+}
+
+template <typename T>
+void Kernel<T>::check_fields(const Field<T>& prev, const Field<T>& next, const Field<T>& vel, const Box& region) const {
+  check_layout(prev, next, vel, region, radius_);
 }
 
 template <typename T>

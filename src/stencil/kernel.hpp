@@ -4,8 +4,9 @@
 //   next = 2 prev - next + vel * lap(prev)        (then the caller swaps prev and next)
 //
 // vel holds v^2 dt^2 / h^2, so the Laplacian weights are the plain second-derivative weights.
-// Two implementations with the same floating-point operation order, hence bitwise equal results:
-// the blocked OpenMP kernel used for runs, and a plain triple loop kept as the reference.
+// Three implementations with the same floating-point operations in the same order, hence bitwise
+// equal results: a plain triple loop kept as the reference, the cache-blocked OpenMP kernel with
+// compiler-vectorised rows, and the same blocks with explicit vectors and register reuse across rows.
 #include <functional>
 #include <string_view>
 #include <vector>
@@ -19,9 +20,15 @@ namespace wave3d {
 // The implementations update() can run; every one is bitwise equal to update_reference().
 enum class KernelVariant {
   reference,  // the plain triple loop on the calling thread
-  blocked,    // cache blocks over the OpenMP threads, vectorised rows
+  blocked,    // cache blocks over the OpenMP threads, rows vectorised by the compiler
+  jammed,     // the same blocks, groups of rows with their y neighbours reused in registers (jammed_rows.hpp)
 };
-std::string_view to_string(KernelVariant variant);  // "reference", "blocked"
+std::string_view to_string(KernelVariant variant);  // "reference", "blocked", "jammed"
+
+// Whether this build has the explicit vectors the jammed variant needs (AVX2 with FMA, or AVX-512),
+// and which ("avx2", "avx512", "none"). Without them `jammed` still runs, one point at a time.
+bool jammed_kernel_built();
+std::string_view jammed_vector_isa();
 
 template <typename T>
 class Kernel {
@@ -41,6 +48,13 @@ class Kernel {
   void update(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& region,
               const std::function<void()>* between_blocks = nullptr) const;
   void update_reference(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& region) const;
+  // The points of `box` with the kernel's variant on the calling thread, without checking the
+  // layout (the caller checks once with check_fields): for schedules of their own, such as
+  // temporal blocking, that cut the work finer than cache blocks.
+  void update_on_this_thread(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& box) const;
+  // Throws std::logic_error unless the fields share one layout with a halo of at least R and
+  // `region` lies inside their owned box.
+  void check_fields(const Field<T>& prev, const Field<T>& next, const Field<T>& vel, const Box& region) const;
 
   // Flops the reference implementation counts per updated point: 7R + 5 (61 at R = 8, as ISO3DFD).
   static constexpr int flops_per_point(int radius) { return 7 * radius + 5; }

@@ -1,4 +1,4 @@
-// The blocked kernel against its plain reference twin, bit for bit.
+// Every kernel variant against the plain reference, bit for bit.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -32,7 +32,8 @@ bool bitwise_equal(const Field<T>& a, const Field<T>& b) {
 }
 
 template <typename T>
-void check_blocked_equals_reference(int radius, Index3 n, Blocking blocking, Box owned_offset = {}) {
+void check_variant_equals_reference(KernelVariant variant, int radius, Index3 n, Blocking blocking,
+                                    Box owned_offset = {}) {
   Box owned{owned_offset.lo, {owned_offset.lo[0] + n[0], owned_offset.lo[1] + n[1], owned_offset.lo[2] + n[2]}};
   Field<T> prev(owned, radius), vel(owned, radius), next_a(owned, radius), next_b(owned, radius);
   for (Field<T>* f : {&prev, &vel, &next_a, &next_b}) first_touch(*f, InitPolicy::first_touch, blocking);
@@ -40,28 +41,45 @@ void check_blocked_equals_reference(int radius, Index3 n, Blocking blocking, Box
   fill_random(vel, 2);
   fill_random(next_a, 3);
   fill_random(next_b, 3);
-  const Kernel<T> kernel(second_derivative_weights(radius), blocking);
+  const Kernel<T> kernel(second_derivative_weights(radius), blocking, variant);
   const Box region = owned;
   kernel.update(prev, next_a, vel, region);
   kernel.update_reference(prev, next_b, vel, region);
-  EXPECT_TRUE(bitwise_equal(next_a, next_b)) << "radius " << radius << " precision " << sizeof(T) * 8;
+  EXPECT_TRUE(bitwise_equal(next_a, next_b))
+      << to_string(variant) << " radius " << radius << " precision " << sizeof(T) * 8 << " size " << n[0] << "x"
+      << n[1] << "x" << n[2];
 }
 
-TEST(Kernel, BlockedEqualsReferenceBitwiseOnOddSizes) {
+constexpr KernelVariant kFastVariants[] = {KernelVariant::blocked, KernelVariant::jammed};
+
+TEST(Kernel, EveryVariantEqualsReferenceBitwiseOnOddSizes) {
+  // Blocks of 7 x 5 x 3: rows shorter than a vector, and row groups of every length up to kJamRows.
   const Blocking blocking{{7, 5, 3}};
-  for (int r : kSupportedRadii) {
-    check_blocked_equals_reference<float>(r, {37, 19, 13}, blocking);
-    check_blocked_equals_reference<double>(r, {37, 19, 13}, blocking);
-  }
+  for (KernelVariant variant : kFastVariants)
+    for (int r : kSupportedRadii) {
+      check_variant_equals_reference<float>(variant, r, {37, 19, 13}, blocking);
+      check_variant_equals_reference<double>(variant, r, {37, 19, 13}, blocking);
+    }
 }
 
-TEST(Kernel, BlockedEqualsReferenceWithWholeRowBlocksAndOffsetOrigin) {
+TEST(Kernel, EveryVariantEqualsReferenceWithWholeRowBlocksAndOffsetOrigin) {
+  // Whole rows of 45 points: whole vectors and a tail of single points in every row.
   const Blocking blocking{{0, 4, 9}};
   const Box offset{{5, 11, 3}, {5, 11, 3}};
-  for (int r : kSupportedRadii) {
-    check_blocked_equals_reference<float>(r, {45, 23, 17}, blocking, offset);
-    check_blocked_equals_reference<double>(r, {45, 23, 17}, blocking, offset);
-  }
+  for (KernelVariant variant : kFastVariants)
+    for (int r : kSupportedRadii) {
+      check_variant_equals_reference<float>(variant, r, {45, 23, 17}, blocking, offset);
+      check_variant_equals_reference<double>(variant, r, {45, 23, 17}, blocking, offset);
+    }
+}
+
+TEST(Kernel, JammedVariantIsBuiltWithExplicitVectorsWhereTheMachineHasThem) {
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+  EXPECT_TRUE(jammed_kernel_built());
+#else
+  EXPECT_FALSE(jammed_kernel_built());
+#endif
+  EXPECT_FALSE(jammed_vector_isa().empty());
 }
 
 TEST(Kernel, UpdatesOnlyTheRegion) {
@@ -76,13 +94,15 @@ TEST(Kernel, UpdatesOnlyTheRegion) {
   first_touch(before, InitPolicy::serial, Blocking{});
   fill_random(before, 6);
   const Box region{{4, 5, 6}, {15, 14, 13}};
-  Kernel<float>(second_derivative_weights(r), Blocking{{8, 8, 8}}).update(prev, next, vel, region);
-  for (auto z = 0; z < 20; ++z)
-    for (auto y = 0; y < 20; ++y)
-      for (auto x = 0; x < 20; ++x)
-        if (!region.contains({x, y, z})) {
-          ASSERT_EQ(next.at(x, y, z), before.at(x, y, z));
-        }
+  for (KernelVariant variant : kFastVariants) {
+    Kernel<float>(second_derivative_weights(r), Blocking{{8, 8, 8}}, variant).update(prev, next, vel, region);
+    for (auto z = 0; z < 20; ++z)
+      for (auto y = 0; y < 20; ++y)
+        for (auto x = 0; x < 20; ++x)
+          if (!region.contains({x, y, z})) {
+            ASSERT_EQ(next.at(x, y, z), before.at(x, y, z)) << to_string(variant);
+          }
+  }
 }
 
 TEST(Kernel, RejectsUnsupportedRadius) {

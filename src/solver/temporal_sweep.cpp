@@ -1,0 +1,100 @@
+#include "solver/temporal_sweep.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+namespace wave3d {
+namespace {
+
+// The wave front through one piece: at front position p, level L computes plane p - (L-1)R of its
+// rows. Level L reads planes up to p - (L-2)R of level L-1, which the same front position computed
+// just before, and overwrites level L-2 at a plane that level L-1 no longer reads.
+template <typename T>
+void run_piece(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+               const Box& region, int levels, const TemporalPiece& piece,
+               const std::function<void(Field<T>&, const Box&, int)>& after_level) {
+  const int radius = kernel.radius();
+  const std::int64_t lag = radius;
+  for (std::int64_t front = region.lo[2]; front < region.hi[2] + (levels - 1) * lag; ++front) {
+    for (int level = 1; level <= levels; ++level) {
+      const std::int64_t plane = front - (level - 1) * lag;
+      if (plane < region.lo[2] || plane >= region.hi[2]) continue;
+      auto [y_lo, y_hi] = piece.rows_at(level, radius);
+      y_lo = std::max(y_lo, region.lo[1]);
+      y_hi = std::min(y_hi, region.hi[1]);
+      if (y_lo >= y_hi) continue;
+      const Box box{{region.lo[0], y_lo, plane}, {region.hi[0], y_hi, plane + 1}};
+      // Odd levels go from current into previous, even ones back: the two buffers alternate.
+      Field<T>& source = level % 2 == 1 ? current : previous;
+      Field<T>& target = level % 2 == 1 ? previous : current;
+      kernel.update_on_this_thread(source, target, vel, box);
+      if (after_level) after_level(target, box, level);
+    }
+  }
+}
+
+}  // namespace
+
+std::int64_t min_temporal_tile_rows(int levels, int radius) {
+  return std::max<std::int64_t>(1, 2 * static_cast<std::int64_t>(levels - 1) * radius);
+}
+
+TemporalPlan plan_temporal_tiles(std::int64_t lo, std::int64_t hi, std::int64_t tile_rows, int levels, int radius) {
+  TemporalPlan plan;
+  if (hi <= lo) return plan;
+  const std::int64_t rows = std::max(tile_rows, min_temporal_tile_rows(levels, radius));
+  std::vector<std::int64_t> cuts{lo};
+  while (cuts.back() + rows < hi) cuts.push_back(cuts.back() + rows);
+  // A last tile thinner than the minimum could not hold its trapezoid: it joins the one before.
+  if (cuts.size() > 1 && hi - cuts.back() < min_temporal_tile_rows(levels, radius)) cuts.pop_back();
+  cuts.push_back(hi);
+  for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+    TemporalPiece tile;
+    tile.lo = cuts[i];
+    tile.hi = cuts[i + 1];
+    tile.moves_lo = i > 0;                   // the faces of the region stay put: they border no tile
+    tile.moves_hi = i + 2 < cuts.size();
+    plan.trapezoids.push_back(tile);
+    if (i > 0) {
+      TemporalPiece border;
+      border.lo = border.hi = cuts[i];
+      border.widens = true;
+      plan.borders.push_back(border);
+    }
+  }
+  return plan;
+}
+
+template <typename T>
+void sweep_levels(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+                  const Box& region, int levels, std::int64_t tile_rows,
+                  const std::function<void(Field<T>&, const Box&, int)>& after_level) {
+  if (levels < 1) throw std::logic_error("sweep_levels: levels must be at least 1");
+  kernel.check_fields(current, previous, vel, region);
+  if (!region.empty()) {
+    const TemporalPlan plan = plan_temporal_tiles(region.lo[1], region.hi[1], tile_rows, levels, kernel.radius());
+    const auto trapezoids = static_cast<std::int64_t>(plan.trapezoids.size());
+    const auto borders = static_cast<std::int64_t>(plan.borders.size());
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+      for (std::int64_t i = 0; i < trapezoids; ++i)
+        run_piece(kernel, current, previous, vel, region, levels, plan.trapezoids[i], after_level);
+      // The implicit barrier: every trapezoid is done before the borders read around it.
+#pragma omp for schedule(static)
+      for (std::int64_t i = 0; i < borders; ++i)
+        run_piece(kernel, current, previous, vel, region, levels, plan.borders[i], after_level);
+    }
+  }
+  // After an odd number of levels the newest one is in `previous`; swap as single steps would.
+  if (levels % 2 == 1) swap(current, previous);
+}
+
+template void sweep_levels<float>(const Kernel<float>&, Field<float>&, Field<float>&, const Field<float>&, const Box&,
+                                  int, std::int64_t, const std::function<void(Field<float>&, const Box&, int)>&);
+template void sweep_levels<double>(const Kernel<double>&, Field<double>&, Field<double>&, const Field<double>&,
+                                   const Box&, int, std::int64_t,
+                                   const std::function<void(Field<double>&, const Box&, int)>&);
+
+}  // namespace wave3d

@@ -1,0 +1,66 @@
+#pragma once
+// Temporal blocking: several time levels of a subdomain in one sweep over memory, so that each point
+// is read from memory about once per sweep instead of once per level.
+//
+// The update region is cut along y into tiles, and the levels are computed in two phases with the
+// two time-level buffers updated in place (split tiling):
+//   1. every tile computes a trapezoid that narrows by R rows per level on each side that borders
+//      another tile (level 1 the whole tile, level L the rows at least (L-1)R from such a border);
+//   2. at every border between two tiles, an inverted trapezoid fills in what phase 1 left out
+//      (level L the (L-1)R rows on each side of the border).
+// Within a phase the pieces are independent and spread over the OpenMP threads. Inside each piece a
+// wave front runs along z: level L computes plane p - (L-1)R while level 1 computes plane p, so the
+// planes a level reads from the level below are still in cache.
+//
+// Every point of every level is computed once, by the kernel, from the same inputs as a step at a
+// time would use: the result is bitwise equal to `levels` single steps. The faces of the region
+// must not change between levels (the fixed zero boundary of a subdomain without neighbours): there
+// is no halo exchange inside a sweep.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "field/field.hpp"
+#include "geometry/box.hpp"
+#include "stencil/kernel.hpp"
+
+namespace wave3d {
+
+// One piece of a phase: the rows [lo, hi) of level 1, narrowed (phase 1) or widened (phase 2) by R
+// rows per level on the sides marked.
+struct TemporalPiece {
+  std::int64_t lo = 0, hi = 0;
+  bool moves_lo = false, moves_hi = false;
+  bool widens = false;  // phase 2: an inverted trapezoid around the border at lo == hi
+
+  // The rows this piece computes at `level` (1-based) for a stencil of radius `radius`.
+  std::pair<std::int64_t, std::int64_t> rows_at(int level, int radius) const {
+    const std::int64_t d = static_cast<std::int64_t>(level - 1) * radius;
+    if (widens) return {lo - d, hi + d};
+    return {moves_lo ? lo + d : lo, moves_hi ? hi - d : hi};
+  }
+};
+
+struct TemporalPlan {
+  std::vector<TemporalPiece> trapezoids;  // phase 1
+  std::vector<TemporalPiece> borders;     // phase 2
+};
+
+// The smallest tile height that keeps every trapezoid of `levels` levels non-empty in its last level.
+std::int64_t min_temporal_tile_rows(int levels, int radius);
+
+// Tiles of `tile_rows` rows (at least min_temporal_tile_rows; the last tile takes the remainder, or
+// is merged into the one before if shorter than that) over the rows [lo, hi).
+TemporalPlan plan_temporal_tiles(std::int64_t lo, std::int64_t hi, std::int64_t tile_rows, int levels, int radius);
+
+// Advances (current, previous) by `levels` time levels over `region` in one sweep. On return the
+// newest level is in `current` and the one before in `previous`, as after `levels` single steps and
+// their swaps. after_level(field, box, level) is called on the thread that computed `box` of `level`
+// into `field`, before any later level reads it (the place for a source term).
+template <typename T>
+void sweep_levels(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+                  const Box& region, int levels, std::int64_t tile_rows,
+                  const std::function<void(Field<T>&, const Box&, int)>& after_level);
+
+}  // namespace wave3d

@@ -1,0 +1,125 @@
+#pragma once
+// The few vector operations the register-reuse kernel needs, for the widest vectors with fused
+// multiply-add this build targets (AVX-512 or AVX2), and the same operations on one scalar so that
+// row ends compute with exactly the arithmetic of the vector body.
+//
+// Every fused multiply-add in the kernels is written out (the project compiles with
+// -ffp-contract=off): whether the compiler would fuse a product depends on the shape of the code
+// around it, and the kernels must agree bit for bit whatever their shape.
+#include <cmath>
+
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <immintrin.h>
+#endif
+
+namespace wave3d::simd {
+
+// a * b + c, rounded once where the machine has a fused multiply-add; the scalar kernels use it too.
+template <typename T>
+inline T multiply_add(T a, T b, T c) {
+#if defined(__FMA__) || defined(__AVX512F__) || defined(__ARM_FEATURE_FMA)
+  return std::fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
+// One lane. add_on_multiplier(a, b, one()) is a + b computed as a * 1 + b: bitwise the same sum, but
+// on the multiply-add units, which some cores (AMD Zen) keep apart from the adders; moving part of
+// the stencil's additions there balances the two.
+template <typename T>
+struct Scalar {
+  using reg = T;
+  static constexpr int width = 1;
+  static reg load(const T* p) { return *p; }
+  static void store(T* p, reg v) { *p = v; }
+  static reg broadcast(T v) { return v; }
+  static reg add(reg a, reg b) { return a + b; }
+  static reg sub(reg a, reg b) { return a - b; }
+  static reg mul(reg a, reg b) { return a * b; }
+  static reg fma(reg a, reg b, reg c) { return multiply_add(a, b, c); }
+  static reg add_on_multiplier(reg a, reg b, reg) { return a + b; }  // the same sum: speed is no matter here
+  static reg one() { return T(1); }
+};
+
+template <typename T>
+struct Native;  // the widest vector with fused multiply-add of this build, if any (see has_native)
+
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+// v, hidden from the optimiser so that a multiply by it is not folded away.
+template <typename V>
+inline V opaque(V v) {
+  asm("" : "+x"(v));
+  return v;
+}
+
+#endif
+
+#if defined(__AVX512F__)
+template <>
+struct Native<float> {
+  using reg = __m512;
+  static constexpr int width = 16;
+  static reg load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, reg v) { _mm512_storeu_ps(p, v); }
+  static reg broadcast(float v) { return _mm512_set1_ps(v); }
+  static reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
+  static reg sub(reg a, reg b) { return _mm512_sub_ps(a, b); }
+  static reg mul(reg a, reg b) { return _mm512_mul_ps(a, b); }
+  static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
+  static reg add_on_multiplier(reg a, reg b, reg one) { return _mm512_fmadd_ps(a, one, b); }
+  static reg one() { return opaque(broadcast(1)); }
+};
+template <>
+struct Native<double> {
+  using reg = __m512d;
+  static constexpr int width = 8;
+  static reg load(const double* p) { return _mm512_loadu_pd(p); }
+  static void store(double* p, reg v) { _mm512_storeu_pd(p, v); }
+  static reg broadcast(double v) { return _mm512_set1_pd(v); }
+  static reg add(reg a, reg b) { return _mm512_add_pd(a, b); }
+  static reg sub(reg a, reg b) { return _mm512_sub_pd(a, b); }
+  static reg mul(reg a, reg b) { return _mm512_mul_pd(a, b); }
+  static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_pd(a, b, c); }
+  static reg add_on_multiplier(reg a, reg b, reg one) { return _mm512_fmadd_pd(a, one, b); }
+  static reg one() { return opaque(broadcast(1)); }
+};
+inline constexpr bool has_native = true;
+inline constexpr const char* native_name = "avx512";
+#elif defined(__AVX2__) && defined(__FMA__)
+template <>
+struct Native<float> {
+  using reg = __m256;
+  static constexpr int width = 8;
+  static reg load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, reg v) { _mm256_storeu_ps(p, v); }
+  static reg broadcast(float v) { return _mm256_set1_ps(v); }
+  static reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
+  static reg sub(reg a, reg b) { return _mm256_sub_ps(a, b); }
+  static reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }
+  static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
+  static reg add_on_multiplier(reg a, reg b, reg one) { return _mm256_fmadd_ps(a, one, b); }
+  static reg one() { return opaque(broadcast(1)); }
+};
+template <>
+struct Native<double> {
+  using reg = __m256d;
+  static constexpr int width = 4;
+  static reg load(const double* p) { return _mm256_loadu_pd(p); }
+  static void store(double* p, reg v) { _mm256_storeu_pd(p, v); }
+  static reg broadcast(double v) { return _mm256_set1_pd(v); }
+  static reg add(reg a, reg b) { return _mm256_add_pd(a, b); }
+  static reg sub(reg a, reg b) { return _mm256_sub_pd(a, b); }
+  static reg mul(reg a, reg b) { return _mm256_mul_pd(a, b); }
+  static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_pd(a, b, c); }
+  static reg add_on_multiplier(reg a, reg b, reg one) { return _mm256_fmadd_pd(a, one, b); }
+  static reg one() { return opaque(broadcast(1)); }
+};
+inline constexpr bool has_native = true;
+inline constexpr const char* native_name = "avx2";
+#else
+inline constexpr bool has_native = false;
+inline constexpr const char* native_name = "none";
+#endif
+
+}  // namespace wave3d::simd
