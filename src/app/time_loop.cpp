@@ -215,6 +215,7 @@ RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm, const FieldIoCo
     for (int k = 1; k <= steps; ++k) fail_if_asked(config, rank, first_step + s + k);
     counters.begin_step();
     const double t0 = omp_get_wtime();
+    double sweep_share = 0;  // each step's share of a multi-step sweep's compute time
     if (steps == 1) {
       const StepPhaseTimes phases = driver.step();
       times.record(s, pack, phases.pack);
@@ -226,10 +227,10 @@ RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm, const FieldIoCo
     } else {
       // One sweep computes all its steps at once: each gets an equal share of its time.
       solver->sweep(steps);
-      const double share = (omp_get_wtime() - t0) / steps;
+      sweep_share = (omp_get_wtime() - t0) / steps;
       for (int k = 0; k < steps; ++k) {
-        times.record(s + k, interior, share);
-        times.record(s + k, total, share);
+        times.record(s + k, interior, sweep_share);
+        times.record(s + k, total, sweep_share);
       }
     }
     const int last = s + steps - 1;  // the entry of steps.csv that gets the check and the I/O
@@ -241,14 +242,14 @@ RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm, const FieldIoCo
       if (!finite) {
         out.failure = "non-finite values (NaN or Inf) appeared between step " + std::to_string(last_clean_step + 1) +
                       " and step " + std::to_string(done) + "; the run was stopped there";
-        times.record(last, total, omp_get_wtime() - t0 - (steps - 1) * times.at(s, total));
+        times.record(last, total, omp_get_wtime() - t0 - (steps - 1) * sweep_share);
         counters.end_step();
         break;
       }
       last_clean_step = done;
     }
     if (const auto io_seconds = field_io.after_step()) times.record(last, io, *io_seconds);
-    times.record(last, total, omp_get_wtime() - t0 - (steps - 1) * times.at(s, total));
+    times.record(last, total, omp_get_wtime() - t0 - (steps - 1) * sweep_share);
     counters.end_step();
     progress.update(done - first_step, omp_get_wtime() - start);
   }

@@ -79,7 +79,7 @@ constexpr KeySpec kSchema[] = {
      .kind = ValueKind::string,
      .default_toml = R"("auto")",
      .words = words_of<KernelChoice>(),
-     .doc = R"(Stencil implementation: "auto" (the fastest built for this machine), "jammed" (cache blocks, )"
+     .doc = R"(Stencil implementation: "auto" (the variant measured fastest: "blocked"), "jammed" (cache blocks, )"
             R"(explicit vectors, y neighbours reused in registers across rows), "blocked" (cache blocks, rows )"
             R"(vectorised by the compiler) or "reference" (the plain one-thread loop every variant equals bit )"
             R"(for bit).)",
@@ -458,7 +458,7 @@ const KeySpec* find_key_spec(std::string_view key) {
   return nullptr;
 }
 
-std::optional<std::string_view> closest_key(std::string_view key) {
+std::optional<std::string> closest_key(std::string_view key) {
   // Allow roughly one typo per four characters (at least two), so "stencil.raduis" finds
   // "stencil.radius" but unrelated names are not suggested.
   const std::size_t limit = std::max<std::size_t>(2, key.size() / 4);
@@ -471,10 +471,12 @@ std::optional<std::string_view> closest_key(std::string_view key) {
       best_distance = d;
     }
   }
-  if (best) return best;
+  if (best) return std::string(*best);
   // The right name in the wrong section ("grid.radius", or "steps" outside any table).
+  std::string same_name;
   for (const KeySpec& spec : kSchema)
-    if (leaf_name(spec.key) == leaf_name(key)) return spec.key;
+    if (leaf_name(spec.key) == leaf_name(key)) same_name += (same_name.empty() ? "" : " or ") + std::string(spec.key);
+  if (!same_name.empty()) return same_name;
   return std::nullopt;
 }
 

@@ -53,8 +53,8 @@ std::span<const KeySpec> config_schema();
 const KeySpec* find_key_spec(std::string_view key);
 
 // The known key a mistyped `key` most likely meant (a small edit distance, or the same name in
-// another section), if any.
-std::optional<std::string_view> closest_key(std::string_view key);
+// another section: every such key, joined by " or ", when several sections have it), if any.
+std::optional<std::string> closest_key(std::string_view key);
 
 // "integer", "number", "boolean", "string", "array of 3 integers".
 std::string_view kind_text(ValueKind kind);

@@ -18,8 +18,7 @@
 
 namespace wave3d {
 
-// The variant stencil.kernel asks for; "auto" is the fastest one built for this machine: jammed where
-// the build has AVX2 with FMA or AVX-512, blocked elsewhere.
+// The variant stencil.kernel asks for; "auto" is the one measured fastest: blocked (see the .cpp).
 KernelVariant kernel_variant(KernelChoice choice);
 
 template <typename T>

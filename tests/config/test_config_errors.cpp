@@ -65,7 +65,7 @@ TEST(ConfigError, UnknownSectionSuggestsTheClosest) {
 
 TEST(ConfigError, RightNameInTheWrongSection) {
   expect_message(set_error({"grid.radius=4"}), {"--set", "unknown key grid.radius", "did you mean stencil.radius?"});
-  expect_message(file_error("steps = 4\n"), {"x.toml:1", "unknown key steps", "did you mean run.steps?"});
+  expect_message(file_error("steps = 4\n"), {"x.toml:1", "unknown key steps", "did you mean blocking.steps or run.steps?"});
 }
 
 TEST(ConfigError, UnknownKeyWithNothingClose) {
