@@ -1,35 +1,18 @@
 // Every kernel variant against the plain reference, bit for bit.
 #include <gtest/gtest.h>
 
-#include <cstring>
-#include <random>
-
 #include "field/first_touch.hpp"
 #include "field/periodic_halo.hpp"
 #include "stencil/coefficients.hpp"
 #include "stencil/kernel.hpp"
 
+#include "field_test_support.hpp"
+
 namespace wave3d {
 namespace {
 
-template <typename T>
-void fill_random(Field<T>& f, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  const Box b = f.with_halo();
-  for (auto z = b.lo[2]; z < b.hi[2]; ++z)
-    for (auto y = b.lo[1]; y < b.hi[1]; ++y)
-      for (auto x = b.lo[0]; x < b.hi[0]; ++x) f.at(x, y, z) = static_cast<T>(dist(gen));
-}
-
-template <typename T>
-bool bitwise_equal(const Field<T>& a, const Field<T>& b) {
-  const Box box = a.with_halo();
-  for (auto z = box.lo[2]; z < box.hi[2]; ++z)
-    for (auto y = box.lo[1]; y < box.hi[1]; ++y)
-      if (std::memcmp(&a.at(box.lo[0], y, z), &b.at(box.lo[0], y, z), sizeof(T) * box.extent(0)) != 0) return false;
-  return true;
-}
+using test_support::bitwise_equal;
+using test_support::fill_random;
 
 template <typename T>
 void check_variant_equals_reference(KernelVariant variant, int radius, Index3 n, Blocking blocking,

@@ -3,35 +3,18 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
-#include <cstring>
-#include <random>
-
 #include "field/first_touch.hpp"
 #include "solver/temporal_sweep.hpp"
 #include "solver/wave_solver.hpp"
 #include "stencil/coefficients.hpp"
 
+#include "field_test_support.hpp"
+
 namespace wave3d {
 namespace {
 
-template <typename T>
-void fill_random(Field<T>& f, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  const Box b = f.with_halo();
-  for (auto z = b.lo[2]; z < b.hi[2]; ++z)
-    for (auto y = b.lo[1]; y < b.hi[1]; ++y)
-      for (auto x = b.lo[0]; x < b.hi[0]; ++x) f.at(x, y, z) = static_cast<T>(dist(gen));
-}
-
-template <typename T>
-bool bitwise_equal(const Field<T>& a, const Field<T>& b) {
-  const Box box = a.with_halo();
-  for (auto z = box.lo[2]; z < box.hi[2]; ++z)
-    for (auto y = box.lo[1]; y < box.hi[1]; ++y)
-      if (std::memcmp(&a.at(box.lo[0], y, z), &b.at(box.lo[0], y, z), sizeof(T) * box.extent(0)) != 0) return false;
-  return true;
-}
+using test_support::bitwise_equal;
+using test_support::fill_random;
 
 // `levels` single steps and one sweep of `levels`, from the same random fields; the region keeps a
 // fixed frame of R points inside the owned box, as zero boundaries do.

@@ -1,0 +1,31 @@
+#pragma once
+// Helpers the node-level kernel tests share: random fields and bitwise comparison.
+#include <cstring>
+#include <random>
+
+#include "field/field.hpp"
+
+namespace wave3d::test_support {
+
+// Every point of f, halo included, uniform in [-1, 1) from `seed`.
+template <typename T>
+void fill_random(Field<T>& f, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  const Box b = f.with_halo();
+  for (auto z = b.lo[2]; z < b.hi[2]; ++z)
+    for (auto y = b.lo[1]; y < b.hi[1]; ++y)
+      for (auto x = b.lo[0]; x < b.hi[0]; ++x) f.at(x, y, z) = static_cast<T>(dist(gen));
+}
+
+// Whether a and b (of one layout) hold the same bits at every point, halo included.
+template <typename T>
+bool bitwise_equal(const Field<T>& a, const Field<T>& b) {
+  const Box box = a.with_halo();
+  for (auto z = box.lo[2]; z < box.hi[2]; ++z)
+    for (auto y = box.lo[1]; y < box.hi[1]; ++y)
+      if (std::memcmp(&a.at(box.lo[0], y, z), &b.at(box.lo[0], y, z), sizeof(T) * box.extent(0)) != 0) return false;
+  return true;
+}
+
+}  // namespace wave3d::test_support
