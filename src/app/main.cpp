@@ -11,6 +11,7 @@
 #include "app/bench_command.hpp"
 #include "app/command.hpp"
 #include "app/iobench_command.hpp"
+#include "app/tune_command.hpp"
 #include "app/noise_command.hpp"
 #include "app/plan_command.hpp"
 #include "app/run_command.hpp"
@@ -33,7 +34,7 @@ int main(int argc, char** argv) {
   const std::vector<app::Command> commands = {
       app::add_run_command(cli),    app::add_bench_command(cli), app::add_stream_command(cli),
       app::add_plan_command(cli),   app::add_advise_command(cli), app::add_noise_command(cli),
-      app::add_iobench_command(cli)};
+      app::add_iobench_command(cli), app::add_tune_command(cli)};
 
   try {
     cli.parse(argc, argv);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/blocking_tuning.hpp"
 #include "app/field_io_record.hpp"
 #include "counters/job_counters.hpp"
 #include "field/page_locations.hpp"
@@ -33,6 +34,7 @@ struct RunOutcome {
   std::string kernel;                 // the variant that ran ("jammed", "blocked", "reference")
   int steps_per_sweep = 1;            // time steps per sweep the loop ran (blocking.steps where it applies)
   std::string sweep_notice;           // why fewer steps per sweep than blocking.steps asked; empty if none
+  TunedBlocking tuning;               // the blocking the run used, and how it was found
   std::uint64_t checksum = 0;
   double l2_norm = 0.0;
   Verification verification;

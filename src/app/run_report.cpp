@@ -44,9 +44,11 @@ std::string format_header(const RunConfig& c, const RunContext& context, const n
   s += fmt::format("  physics   v = {} m/s, dt = {} s, Courant number {:.4f} (stability limit {:.4f})\n",
                    c.physics.velocity, c.physics.dt, courant_number(c),
                    courant_limit(second_derivative_weights(c.grid.radius)));
-  s += fmt::format("  run       {} steps, initial condition {}, init policy {}, blocks {} x {} x {}\n", c.steps,
-                   enum_name(c.initial.kind), enum_name(c.memory.policy), c.blocking.size[0], c.blocking.size[1],
-                   c.blocking.size[2]);
+  const std::string blocks = c.tune.size ? std::string("auto (tuned before the first step)")
+                                          : fmt::format("{} x {} x {}", c.blocking.size[0], c.blocking.size[1],
+                                                        c.blocking.size[2]);
+  s += fmt::format("  run       {} steps, initial condition {}, init policy {}, blocks {}\n", c.steps,
+                   enum_name(c.initial.kind), enum_name(c.memory.policy), blocks);
   s += fmt::format("  parallel  {} MPI rank(s) x {} OpenMP thread(s), {}, halo {}, progress {}\n", context.ranks,
                    context.threads_per_rank, context.mpi_thread_level, enum_name(c.parallel.halo),
                    enum_name(c.parallel.progress));
@@ -154,8 +156,10 @@ std::string format_summary(const RunConfig& c, const RunOutcome& o) {
                      1e3 * j->p50, 1e3 * j->p99, 1e3 * j->max, j->noise_amplification);
   s += fmt::format("kernel:      {} (stencil.kernel = {}), blocks {} x {} x {}, {} time step{} per sweep, {} bytes "
                    "per point assumed\n",
-                   o.kernel, enum_name(c.kernel), c.blocking.size[0], c.blocking.size[1], c.blocking.size[2],
-                   o.steps_per_sweep, o.steps_per_sweep == 1 ? "" : "s", o.bytes_per_point);
+                   o.kernel, enum_name(c.kernel), o.tuning.blocking.size[0], o.tuning.blocking.size[1],
+                   o.tuning.blocking.size[2], o.steps_per_sweep, o.steps_per_sweep == 1 ? "" : "s", o.bytes_per_point);
+  s += fmt::format("tuning:      {}\n", o.tuning.summary_line());
+  if (!o.tuning.notice.empty()) s += fmt::format("             {}\n", o.tuning.notice);
   if (!o.sweep_notice.empty()) s += fmt::format("temporal:    {}\n", o.sweep_notice);
   s += fmt::format("time:        {:.4f} s for {} steps\n", o.loop_seconds, o.steps_done);
   s += fmt::format("throughput:  {:.2f} MPoints/s\n", o.mpoints_per_second());
@@ -195,9 +199,11 @@ nlohmann::json run_document(const RunConfig& config, const RunContext& context, 
   doc["binding"] = binding_map;
   doc["kernel"] = {{"name", o.kernel},
                    {"requested", enum_name(config.kernel)},
-                   {"blocks", config.blocking.size},
+                   {"blocks", o.tuning.blocking.size},
+                   {"blocks_requested", config.tune.size ? nlohmann::json("auto") : nlohmann::json(config.blocking.size)},
+                   {"tuning", o.tuning.to_json()},
                    {"steps_per_sweep", o.steps_per_sweep},
-                   {"steps_per_sweep_requested", config.blocking.steps},
+                   {"steps_per_sweep_requested", config.tune.steps ? nlohmann::json("auto") : nlohmann::json(config.blocking.steps)},
                    {"temporal_blocking_notice", o.sweep_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.sweep_notice)},
                    {"bytes_per_point", o.bytes_per_point}};
   doc["metrics"] = {{"steps", o.steps_done},

@@ -1,7 +1,7 @@
 target_sources(wave3d PRIVATE
   stream_command.cpp thread_list.cpp bench_command.cpp bench_measure.cpp run_command.cpp step_driver.cpp
   binding_map.cpp binding_audit.cpp placement_setup.cpp root_only.cpp config_broadcast.cpp run_report.cpp time_loop.cpp plan_command.cpp
-  noise_command.cpp advise_command.cpp iobench_command.cpp)
+  noise_command.cpp advise_command.cpp iobench_command.cpp blocking_tuning.cpp tune_command.cpp)
 target_sources(wave3d PRIVATE placement_cli.cpp advise_measure.cpp python_script.cpp)
 # run: snapshots, checkpoints and restart through wave3d_io (parallel HDF5).
 target_sources(wave3d PRIVATE field_io_record.cpp field_io_schedule.cpp)

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "app/blocking_tuning.hpp"
 #include "app/field_io_schedule.hpp"
 #include "app/run_counters.hpp"
 #include "app/step_driver.hpp"
@@ -101,23 +102,30 @@ std::vector<StepTimes> gather_step_times(const StepTimes& mine, MPI_Comm comm) {
   return per_rank;
 }
 
-// The time steps per sweep a run can use, and why fewer than blocking.steps asks when it cannot.
+// Why a run cannot sweep several steps at once, or nullopt when it can.
+std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, int ranks) {
+  if (ranks > 1)
+    return fmt::format("on {} ranks every step needs a halo exchange, and deep halos (blocking.steps x {} points, "
+                       "exchanged every blocking.steps steps) are not built yet",
+                       ranks, config.grid.radius);
+  if (config.grid.boundary == Boundary::periodic) return "periodic boundaries refresh the halo from the far side every step";
+  return std::nullopt;
+}
+
+// The time steps per sweep a run uses, and why fewer than blocking.steps asks when it cannot.
 struct SweepPlan {
   int steps = 1;
   std::string notice;
 };
 
-SweepPlan plan_sweeps(const RunConfig& config, int ranks) {
-  const int asked = config.blocking.steps;
-  if (asked <= 1) return {};
-  const std::string fallback = fmt::format("blocking.steps = {} not applied, 1 step per sweep: ", asked);
-  if (ranks > 1)
-    return {1, fallback + fmt::format("on {} ranks every step needs a halo exchange, and halos {} deep "
-                                      "(exchanged every {} steps) are not built yet",
-                                      ranks, asked * config.grid.radius, asked)};
-  if (config.grid.boundary == Boundary::periodic)
-    return {1, fallback + "periodic boundaries refresh the halo from the far side every step"};
-  return {asked, ""};
+SweepPlan plan_sweeps(const RunConfig& config, const std::optional<std::string>& obstacle) {
+  const bool asked = config.tune.steps || config.blocking.steps > 1;
+  if (!asked) return {};
+  if (obstacle) {
+    const std::string value = config.tune.steps ? std::string("\"auto\"") : std::to_string(config.blocking.steps);
+    return {1, fmt::format("blocking.steps = {} not applied, 1 step per sweep: {}", value, *obstacle)};
+  }
+  return {config.blocking.steps, ""};
 }
 
 // How many steps after `done` the loop next has to look at the field: a NaN check, a snapshot, a
@@ -142,10 +150,13 @@ const std::vector<std::string> kPhaseNames{"pack", "wait", "unpack", "interior",
 }  // namespace
 
 template <typename T>
-RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm, const FieldIoContext& field_io_context,
+RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldIoContext& field_io_context,
                          const BeforeLoop& before_loop) {
   const int rank = mpi::rank_in(comm);
   RunOutcome out;
+  // The run's settings: those requested, with the blocking the tuner settles below.
+  RunConfig tuned_config = requested;
+  const RunConfig& config = tuned_config;
 
   // Set-up. Every step is collective: an error on any rank is reported once and ends all of them.
   if (config.parallel.progress == ProgressEngine::thread) {
@@ -163,6 +174,14 @@ RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm, const FieldIoCo
   const bool periodic = config.grid.boundary == Boundary::periodic;
   std::optional<mpi::CartesianComm> cart;
   mpi::collectively(comm, [&] { cart.emplace(comm, decomposition, std::array<bool, 3>{periodic, periodic, periodic}); });
+
+  // blocking.size / blocking.steps = "auto": measured (or read from the cache) before the fields exist,
+  // since their first touch follows the blocks.
+  const std::optional<std::string> obstacle = temporal_blocking_obstacle(config, mpi::size_of(comm));
+  TuningBudget budget;
+  budget.run_point_updates = static_cast<double>(intersect(cart->owned(), config.grid.updated()).volume()) * config.steps;
+  out.tuning = tune_for_run<T>(config, comm, cart->owned(), !obstacle.has_value(), budget);
+  tuned_config.blocking = out.tuning.blocking;
 
   out.rss_before_fields = current_rss_bytes();
   reset_peak_rss();
@@ -191,7 +210,7 @@ RunOutcome run_time_loop(const RunConfig& config, MPI_Comm comm, const FieldIoCo
   out.flops_per_point = Kernel<T>::flops_per_point(config.grid.radius);
   out.bytes_per_point = Kernel<T>::bytes_per_point();
   out.kernel = std::string(to_string(solver->kernel().variant()));
-  const SweepPlan sweeps = plan_sweeps(config, mpi::size_of(comm));
+  const SweepPlan sweeps = plan_sweeps(config, obstacle);
   out.steps_per_sweep = sweeps.steps;
   out.sweep_notice = sweeps.notice;
   out.process_grid = decomposition.dims;

@@ -16,6 +16,8 @@ namespace {
 // Accessors for apply/read. The loader has already checked the value against the key's kind, so
 // std::get cannot throw here.
 int as_int(const ConfigValue& v) { return static_cast<int>(std::get<std::int64_t>(v)); }
+// A key with accepts_auto holds either a value of its kind or the string "auto".
+bool is_auto(const ConfigValue& v) { return std::holds_alternative<std::string>(v); }
 double as_real(const ConfigValue& v) { return std::get<double>(v); }
 bool as_bool(const ConfigValue& v) { return std::get<bool>(v); }
 const std::string& as_text(const ConfigValue& v) { return std::get<std::string>(v); }
@@ -105,22 +107,46 @@ constexpr KeySpec kSchema[] = {
     // [blocking]
     {.key = "blocking.size",
      .kind = ValueKind::int3,
-     .default_toml = "[0, 64, 16]",
+     .default_toml = R"("auto")",
      .min = 0,
-     .doc = "Cache-block size of the kernel's loops per axis (x, y, z); 0 = the whole axis.",
-     .apply = [](RunConfig& c, const ConfigValue& v) { c.blocking.size = as_int3(v); },
-     .read = [](const RunConfig& c) -> ConfigValue { return c.blocking.size; }},
+     .accepts_auto = true,
+     .doc = "Cache-block size of the kernel's loops per axis (x, y, z); 0 = the whole axis. \"auto\": measured "
+            "at start-up on this machine for this subdomain, kernel and thread count (a few candidates in a time "
+            "bounded by a few percent of the run, or read from blocking.cache).",
+     .apply = [](RunConfig& c, const ConfigValue& v) {
+       c.tune.size = is_auto(v);
+       if (!c.tune.size) c.blocking.size = as_int3(v);
+     },
+     .read = [](const RunConfig& c) -> ConfigValue {
+       if (c.tune.size) return std::string("auto");
+       return c.blocking.size;
+     }},
     {.key = "blocking.steps",
      .kind = ValueKind::integer,
      .default_toml = "1",
      .min = 1,
      .max = 64,
+     .accepts_auto = true,
      .doc = "Time steps per sweep over memory (temporal blocking): the update region is cut into tiles of "
             "blocking.size[1] rows (at least 2 (steps - 1) R) and each tile advances this many steps before the "
             "next is read. Applies to a single rank with zero boundaries; elsewhere the run says so and sweeps "
-            "1 step at a time.",
-     .apply = [](RunConfig& c, const ConfigValue& v) { c.blocking.steps = static_cast<int>(as_int(v)); },
-     .read = [](const RunConfig& c) -> ConfigValue { return std::int64_t{c.blocking.steps}; }},
+            "1 step at a time. \"auto\": measured with the block size where it applies.",
+     .apply = [](RunConfig& c, const ConfigValue& v) {
+       c.tune.steps = is_auto(v);
+       if (!c.tune.steps) c.blocking.steps = static_cast<int>(as_int(v));
+     },
+     .read = [](const RunConfig& c) -> ConfigValue {
+       if (c.tune.steps) return std::string("auto");
+       return std::int64_t{c.blocking.steps};
+     }},
+    {.key = "blocking.cache",
+     .kind = ValueKind::string,
+     .default_toml = R"("")",
+     .doc = "File where the tuner keeps what it measured, per machine, subdomain, kernel and thread count, and "
+            "reads it back instead of measuring again; \"\" = $XDG_CACHE_HOME/wave3d/blocking.json (or "
+            "~/.cache/wave3d/blocking.json), \"off\" = measure every time and keep nothing.",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.tune.cache = std::get<std::string>(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return c.tune.cache; }},
     // [init]
     {.key = "init.policy",
      .kind = ValueKind::string,
@@ -492,6 +518,11 @@ std::string_view kind_text(ValueKind kind) {
 }
 
 std::string allowed_text(const KeySpec& spec) {
+  if (spec.accepts_auto) {
+    KeySpec plain = spec;
+    plain.accepts_auto = false;
+    return allowed_text(plain) + R"( or "auto")";
+  }
   switch (spec.kind) {
     case ValueKind::boolean: return "true, false";
     case ValueKind::string:

@@ -39,6 +39,7 @@ struct KeySpec {
   double max = std::numeric_limits<double>::infinity();
   std::span<const std::string_view> words{};  // string keys: the allowed words; empty = any string
   std::span<const int> numbers{};           // integer keys: the allowed values; empty = any in range
+  bool accepts_auto = false;                // the string "auto" is allowed besides values of `kind`
   std::string_view doc{};                   // one line for the help text
   // Store a checked value into the config / read the current value back. The value always has the
   // alternative that matches `kind`.

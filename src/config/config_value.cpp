@@ -94,6 +94,10 @@ Index3 check_int3(const KeySpec& spec, const toml::node& node, std::string_view 
 }  // namespace
 
 ConfigValue check_value(const KeySpec& spec, const toml::node& node, std::string_view origin) {
+  if (spec.accepts_auto && node.is_string()) {
+    if (node.as_string()->get() == "auto") return std::string("auto");
+    reject(spec, node, origin, "is not allowed");
+  }
   switch (spec.kind) {
     case ValueKind::integer: return check_integer(spec, node, origin);
     case ValueKind::real: return check_real(spec, node, origin);

@@ -104,12 +104,23 @@ struct CounterSettings {
   std::string events;  // comma-separated PAPI event names (counters/event_list.hpp)
 };
 
+// What the block tuner (solver/block_tuner.hpp) measures at start-up: blocking.size = "auto" and
+// blocking.steps = "auto", and where it keeps what it found (blocking.cache).
+// Configs built in code keep their blocking; the TOML default of blocking.size is "auto".
+struct TuningRequest {
+  bool size = false;   // blocking.size = "auto"
+  bool steps = false;  // blocking.steps = "auto"
+  std::string cache;   // "" = $XDG_CACHE_HOME (or ~/.cache)/wave3d/blocking.json; "off" = no cache
+  bool any() const { return size || steps; }
+};
+
 struct RunConfig {
   Grid grid{{64, 64, 64}, 10.0, Boundary::periodic, 8};
   Precision precision = Precision::single;
   KernelChoice kernel = KernelChoice::automatic;
   Physics physics{};
-  Blocking blocking{};
+  Blocking blocking{};  // with tune.size or tune.steps, the starting point the tuner replaces
+  TuningRequest tune{};
   MemoryPlacement memory{};  // init.policy and init.numa_node
   InitialCondition initial{};
   int steps = 100;

@@ -68,6 +68,12 @@ TEST(ConfigError, RightNameInTheWrongSection) {
   expect_message(file_error("steps = 4\n"), {"x.toml:1", "unknown key steps", "did you mean blocking.steps or run.steps?"});
 }
 
+TEST(ConfigError, AutoKeysNameAutoAmongTheAllowedValues) {
+  expect_message(set_error({"blocking.size=fast"}), {"--set", "blocking.size = \"fast\" is not allowed",
+                                                     "3 integers, each >= 0 or \"auto\""});
+  expect_message(set_error({"blocking.steps=0"}), {"blocking.steps = 0 is out of range", "from 1 to 64 or \"auto\""});
+}
+
 TEST(ConfigError, UnknownKeyWithNothingClose) {
   const std::string m = set_error({"colour.scheme=dark"});
   expect_message(m, {"--set", "unknown key colour.scheme", "--help"});

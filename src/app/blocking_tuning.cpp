@@ -1,0 +1,119 @@
+#include "app/blocking_tuning.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <array>
+
+#include "config/enum_names.hpp"
+#include "mpi/collective.hpp"
+#include "mpi/environment.hpp"
+#include "runtime/machine_info.hpp"
+#include "solver/tuning_cache.hpp"
+#include "solver/wave_solver.hpp"
+
+namespace wave3d::app {
+namespace {
+
+TuningKey key_for(const RunConfig& config, const Box& owned, bool tune_steps) {
+  const MachineInfo machine = collect_machine_info();
+  TuningKey key;
+  key.machine = fmt::format("{} ({} hardware threads)", machine.cpu_model.value_or("unknown CPU"), machine.pus);
+  key.threads = omp_get_max_threads();
+  key.kernel = std::string(to_string(kernel_variant(config.kernel)));
+  key.radius = config.grid.radius;
+  key.precision = std::string(enum_name(config.precision));
+  key.subdomain = owned.extents();
+  key.size = config.tune.size;
+  key.steps = tune_steps;
+  return key;
+}
+
+// Rank 0's cached blocking, on every rank.
+std::optional<Blocking> cached_on_all(MPI_Comm comm, const std::optional<std::filesystem::path>& file,
+                                      const TuningKey& key) {
+  std::array<long long, 5> values{0, 0, 0, 0, 0};  // found, size x y z, steps
+  int found = 0;
+  if (mpi::rank_in(comm) == 0 && file) {
+    if (const auto b = read_tuning_cache(*file, key)) {
+      found = 1;
+      values = {b->size[0], b->size[1], b->size[2], b->steps, 0};
+    }
+  }
+  mpi::check(MPI_Bcast(&found, 1, MPI_INT, 0, comm), "MPI_Bcast");
+  if (found == 0) return std::nullopt;
+  mpi::check(MPI_Bcast(values.data(), static_cast<int>(values.size()), MPI_LONG_LONG, 0, comm), "MPI_Bcast");
+  Blocking b;
+  b.size = {values[0], values[1], values[2]};
+  b.steps = static_cast<int>(values[3]);
+  return b;
+}
+
+}  // namespace
+
+std::string TunedBlocking::summary_line() const {
+  if (source == "given") return "none (blocking.size and blocking.steps given)";
+  if (source == "cache") return fmt::format("read from {}", cache_file);
+  return fmt::format("measured {} candidate{} in {:.3f} s (budget {:.3f} s{}){}", candidates,
+                     candidates == 1 ? "" : "s", seconds, budget_seconds, budget_spent ? ", spent" : "",
+                     cache_file.empty() ? ", not kept (blocking.cache = \"off\")" : ", kept in " + cache_file);
+}
+
+nlohmann::json TunedBlocking::to_json() const {
+  return {{"source", source},
+          {"seconds", seconds},
+          {"budget_seconds", budget_seconds},
+          {"candidates", candidates},
+          {"budget_spent", budget_spent},
+          {"cache_file", cache_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(cache_file)},
+          {"notice", notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(notice)}};
+}
+
+template <typename T>
+TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& owned, bool temporal_applies,
+                           const TuningBudget& budget, bool measure_anyway) {
+  TunedBlocking out;
+  out.blocking = config.blocking;
+  const bool tune_steps = config.tune.steps && temporal_applies;
+  if (!config.tune.size && !tune_steps) {
+    out.source = "given";
+    return out;
+  }
+  const std::optional<std::filesystem::path> file = tuning_cache_path(config.tune.cache);
+  if (file) out.cache_file = file->string();
+  const TuningKey key = key_for(config, owned, tune_steps);
+  if (!measure_anyway) {
+    if (const auto cached = cached_on_all(comm, file, key)) {
+      out.blocking = *cached;
+      out.source = "cache";
+      return out;
+    }
+  }
+  TuningBudget sized = budget;
+  if (const auto llc = total_last_level_cache_bytes(collect_machine_info()))
+    sized.scratch_bytes = std::max(sized.scratch_bytes, 2.0 * static_cast<double>(*llc));
+  const TuningOutcome tuned = mpi::collectively(comm, [&] {
+    return tune_blocking<T>(config, owned, config.tune.size, tune_steps, temporal_applies, sized,
+                            [&](double seconds) { return mpi::allreduce_max(comm, seconds); });
+  });
+  out.blocking = tuned.blocking;
+  out.source = "measured";
+  out.seconds = tuned.seconds;
+  out.budget_seconds = tuned.budget_seconds;
+  out.candidates = tuned.measured.size();
+  out.budget_spent = tuned.budget_spent;
+  out.measured = tuned.measured;
+  if (file && mpi::rank_in(comm) == 0) {
+    try {
+      write_tuning_cache(*file, key, tuned);
+    } catch (const std::exception& e) {
+      out.notice = fmt::format("the tuned blocking was not kept: {}", e.what());
+    }
+  }
+  return out;
+}
+
+template TunedBlocking tune_for_run<float>(const RunConfig&, MPI_Comm, const Box&, bool, const TuningBudget&, bool);
+template TunedBlocking tune_for_run<double>(const RunConfig&, MPI_Comm, const Box&, bool, const TuningBudget&, bool);
+
+}  // namespace wave3d::app

@@ -1,0 +1,149 @@
+#include "solver/block_tuner.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "field/first_touch.hpp"
+#include "solver/temporal_sweep.hpp"
+#include "solver/wave_solver.hpp"
+#include "stencil/block_loop.hpp"
+#include "stencil/coefficients.hpp"
+#include "stencil/kernel.hpp"
+
+namespace wave3d {
+namespace {
+
+// Whole rows with a few y and z extents: on the machines measured so far the winners were of this
+// shape (rows cut along x lost 10-30 %), and small y blocks with deep z ones keep the planes a
+// point reads in L2.
+constexpr Index3 kPreferredSizes[] = {{0, 16, 16}, {0, 8, 64}, {0, 8, 32}, {0, 32, 16}, {0, 16, 32},
+                                      {0, 8, 16},  {0, 64, 16}, {0, 4, 64}, {0, 32, 32}, {0, 16, 8},
+                                      {0, 64, 8},  {0, 128, 8}};
+
+// Scratch fields shaped like the subdomain, with the fields' layout, zero initial values (no
+// denormals) and a velocity that keeps them zero.
+template <typename T>
+struct ScratchFields {
+  Box owned;
+  Field<T> prev, next, vel;
+  ScratchFields(const Box& subdomain, int radius, std::int64_t planes)
+      : owned{subdomain.lo, {subdomain.hi[0], subdomain.hi[1], subdomain.lo[2] + std::min(subdomain.extent(2), planes)}},
+        prev(owned, radius),
+        next(owned, radius),
+        vel(owned, radius) {
+    for (Field<T>* f : {&prev, &next, &vel}) first_touch(*f, InitPolicy::first_touch, Blocking{});
+  }
+};
+
+// One sweep of `blocking` over the scratch region (blocking.steps time levels); returns its seconds.
+template <typename T>
+double time_sweep(ScratchFields<T>& s, const Kernel<T>& kernel, const Blocking& blocking) {
+  const double start = omp_get_wtime();
+  if (blocking.steps > 1) {
+    sweep_levels<T>(kernel, s.prev, s.next, s.vel, s.owned, blocking.steps, blocking.effective(1, s.owned.extent(1)), {});
+  } else {
+    kernel.update(s.prev, s.next, s.vel, s.owned);
+    swap(s.prev, s.next);
+  }
+  return omp_get_wtime() - start;
+}
+
+}  // namespace
+
+double TuningBudget::seconds_for(double first_rate_mpoints) const {
+  const double run_seconds = first_rate_mpoints > 0 ? run_point_updates / (first_rate_mpoints * 1e6) : 0.0;
+  return std::min(cap_seconds, std::max(floor_seconds, fraction * run_seconds));
+}
+
+std::vector<Index3> block_size_candidates(const Index3& extent, const Index3& first) {
+  std::vector<Index3> candidates;
+  std::set<Index3> cuts;  // the effective sizes seen: two sizes that cut the subdomain alike are one
+  const auto add = [&](const Index3& size) {
+    const Blocking b{size};
+    const Index3 cut{b.effective(0, extent[0]), b.effective(1, extent[1]), b.effective(2, extent[2])};
+    if (cuts.insert(cut).second) candidates.push_back(size);
+  };
+  add(first);
+  for (const Index3& size : kPreferredSizes) add(size);
+  return candidates;
+}
+
+std::vector<int> sweep_step_candidates(int radius, std::int64_t rows) {
+  std::vector<int> steps{1};
+  for (int t : {2, 3, 4, 6, 8})
+    if (min_temporal_tile_rows(t, radius) <= rows) steps.push_back(t);
+  return steps;
+}
+
+template <typename T>
+TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, bool tune_size, bool tune_steps,
+                            bool temporal_applies, const TuningBudget& budget,
+                            const std::function<double(double)>& slowest) {
+  TuningOutcome out;
+  out.blocking = config.blocking;
+  if (owned.empty() || (!tune_size && !(tune_steps && temporal_applies))) return out;
+  const double plane_bytes = 3.0 * sizeof(T) * static_cast<double>(owned.extent(0) * owned.extent(1));
+  const auto planes = std::max(kScratchPlanes, static_cast<std::int64_t>(std::ceil(budget.scratch_bytes / plane_bytes)));
+  ScratchFields<T> scratch(owned, config.grid.radius, planes);
+  const std::vector<double> weights = second_derivative_weights(config.grid.radius);
+  const KernelVariant variant = kernel_variant(config.kernel);
+  double best = -1;
+  // Each candidate runs one warm-up sweep, then enough sweeps to take about this long (the slowest
+  // rank's time decides how many, so that every rank runs as many).
+  const auto timed_seconds_wanted = [&] {
+    return std::clamp(out.budget_seconds / 40.0, 0.002, 0.25);
+  };
+  const auto try_blocking = [&](const Blocking& candidate) {
+    if (!out.measured.empty() && out.seconds >= out.budget_seconds) {
+      out.budget_spent = true;
+      return;
+    }
+    const Kernel<T> kernel(weights, candidate, variant);
+    const double warm_up = slowest(time_sweep(scratch, kernel, candidate));
+    const int sweeps = static_cast<int>(std::clamp(std::ceil(timed_seconds_wanted() / std::max(warm_up, 1e-6)), 2.0, 1000.0));
+    double mine = 0;
+    for (int i = 0; i < sweeps; ++i) mine += time_sweep(scratch, kernel, candidate);
+    const double timed = slowest(mine);
+    const double rate = static_cast<double>(scratch.owned.volume()) * candidate.steps * sweeps / timed / 1e6;
+    out.seconds += warm_up + timed;
+    out.measured.push_back({candidate, rate});
+    if (out.measured.size() == 1) out.budget_seconds = budget.seconds_for(rate);
+    if (rate > best) {
+      best = rate;
+      out.blocking = candidate;
+    }
+  };
+
+  Blocking start = config.blocking;
+  if (tune_steps) start.steps = 1;
+  if (tune_size) {
+    for (const Index3& size : block_size_candidates(scratch.owned.extents(), start.size)) {
+      Blocking candidate = start;
+      candidate.size = size;
+      try_blocking(candidate);
+    }
+  } else {
+    try_blocking(start);
+  }
+  if (tune_steps && temporal_applies) {
+    const Blocking sized = out.blocking;
+    const std::int64_t rows = owned.extent(1);
+    for (int t : sweep_step_candidates(config.grid.radius, rows)) {
+      if (t == 1) continue;  // measured above
+      Blocking candidate = sized;
+      candidate.steps = t;
+      try_blocking(candidate);
+    }
+  }
+  return out;
+}
+
+template TuningOutcome tune_blocking<float>(const RunConfig&, const Box&, bool, bool, bool, const TuningBudget&,
+                                            const std::function<double(double)>&);
+template TuningOutcome tune_blocking<double>(const RunConfig&, const Box&, bool, bool, bool, const TuningBudget&,
+                                             const std::function<double(double)>&);
+
+}  // namespace wave3d

@@ -1,0 +1,66 @@
+#pragma once
+// The block tuner behind blocking.size = "auto" and blocking.steps = "auto": it measures candidate
+// cache blocks (and time steps per sweep) with the run's kernel, precision and threads on scratch
+// fields shaped like the rank's subdomain, and keeps the fastest.
+//
+// The scratch fields have the subdomain's x and y extents (what decides how rows and planes sit in
+// the caches) and kScratchPlanes planes, or more where the three fields would otherwise fit in twice
+// the last-level cache (a subdomain that does not fit must not be measured as one that does), never
+// more than the subdomain has. Candidates run in order of how often they won elsewhere, starting with
+// the configured block, until the time budget is spent; the best measured one is chosen, so the
+// result is never slower than the configured block as measured here.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "config/run_config.hpp"
+#include "geometry/box.hpp"
+#include "stencil/blocking.hpp"
+
+namespace wave3d {
+
+inline constexpr std::int64_t kScratchPlanes = 48;
+
+struct TuningMeasurement {
+  Blocking blocking;
+  double mpoints_per_second = 0;  // the slowest rank's
+};
+
+// How long the tuner may measure: `fraction` of the run it tunes (estimated from the first
+// candidate's rate and run_point_updates, the points the run will update), at least floor_seconds
+// and at most cap_seconds.
+struct TuningBudget {
+  double run_point_updates = 0;
+  double fraction = 0.03;
+  double floor_seconds = 0.05;
+  double cap_seconds = 30;
+  double scratch_bytes = 0;  // the scratch fields together at least this big (e.g. 2x the LLC)
+  double seconds_for(double first_rate_mpoints) const;
+};
+
+struct TuningOutcome {
+  Blocking blocking;                         // the fastest measured
+  std::vector<TuningMeasurement> measured;   // in the order measured
+  double seconds = 0;                        // spent measuring (the slowest rank's)
+  double budget_seconds = 0;                 // what it was allowed
+  bool budget_spent = false;                 // stopped before every candidate was measured
+};
+
+// The candidate block sizes for a subdomain of `extent`, `first` at the head, without two that cut
+// it the same way.
+std::vector<Index3> block_size_candidates(const Index3& extent, const Index3& first);
+// The candidate time steps per sweep (1 first).
+std::vector<int> sweep_step_candidates(int radius, std::int64_t rows);
+
+// Measures candidates for `config` (its kernel, radius, precision and blocking as the starting
+// point) on the subdomain `owned`. tune_size / tune_steps: what to search; temporal_applies: whether
+// this run can sweep several steps at once. `budget` bounds the measuring. slowest(seconds)
+// turns one candidate's time into the time every rank agrees on (the maximum over ranks; the
+// identity on one), so that all ranks make the same choices; it is called the same number of times
+// on every rank.
+template <typename T>
+TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, bool tune_size, bool tune_steps,
+                            bool temporal_applies, const TuningBudget& budget,
+                            const std::function<double(double)>& slowest);
+
+}  // namespace wave3d

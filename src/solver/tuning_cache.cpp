@@ -1,0 +1,79 @@
+#include "solver/tuning_cache.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+
+#include "output/result_files.hpp"
+
+namespace wave3d {
+namespace {
+
+nlohmann::json read_document(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) return nlohmann::json::object();
+  // A file that does not parse (cut short, edited by hand) is treated as empty and rewritten.
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || !doc.contains("entries") || !doc["entries"].is_array()) return nlohmann::json::object();
+  return doc;
+}
+
+}  // namespace
+
+nlohmann::json TuningKey::to_json() const {
+  return {{"machine", machine}, {"threads", threads}, {"kernel", kernel}, {"radius", radius},
+          {"precision", precision}, {"subdomain", subdomain}, {"tuned_size", size}, {"tuned_steps", steps}};
+}
+
+std::optional<std::filesystem::path> tuning_cache_path(const std::string& setting) {
+  if (setting == "off") return std::nullopt;
+  if (!setting.empty()) return std::filesystem::path(setting);
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0')
+    return std::filesystem::path(xdg) / "wave3d" / "blocking.json";
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+    return std::filesystem::path(home) / ".cache" / "wave3d" / "blocking.json";
+  return std::nullopt;
+}
+
+std::optional<Blocking> read_tuning_cache(const std::filesystem::path& file, const TuningKey& key) {
+  const nlohmann::json doc = read_document(file);
+  if (!doc.contains("entries")) return std::nullopt;
+  const nlohmann::json wanted = key.to_json();
+  for (const nlohmann::json& entry : doc["entries"]) {
+    if (!entry.is_object() || entry.value("key", nlohmann::json()) != wanted) continue;
+    try {
+      Blocking b;
+      b.size = entry.at("blocking").at("size").get<Index3>();
+      b.steps = entry.at("blocking").at("steps").get<int>();
+      if (b.steps < 1 || b.size[0] < 0 || b.size[1] < 0 || b.size[2] < 0) return std::nullopt;
+      return b;
+    } catch (const nlohmann::json::exception&) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+void write_tuning_cache(const std::filesystem::path& file, const TuningKey& key, const TuningOutcome& outcome) {
+  nlohmann::json doc = read_document(file);
+  if (!doc.contains("entries")) doc = {{"format", "wave3d-blocking-cache"}, {"version", 1}, {"entries", nlohmann::json::array()}};
+  const nlohmann::json wanted = key.to_json();
+  nlohmann::json kept = nlohmann::json::array();
+  for (const nlohmann::json& entry : doc["entries"])
+    if (!entry.is_object() || entry.value("key", nlohmann::json()) != wanted) kept.push_back(entry);
+  nlohmann::json measured = nlohmann::json::array();
+  for (const TuningMeasurement& m : outcome.measured)
+    measured.push_back({{"size", m.blocking.size}, {"steps", m.blocking.steps}, {"mpoints_per_second", m.mpoints_per_second}});
+  kept.push_back({{"key", wanted},
+                  {"blocking", {{"size", outcome.blocking.size}, {"steps", outcome.blocking.steps}}},
+                  {"measured", measured},
+                  {"seconds", outcome.seconds},
+                  {"budget_spent", outcome.budget_spent}});
+  doc["entries"] = kept;
+  std::error_code ec;
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
+  if (ec) throw std::runtime_error("cannot create " + file.parent_path().string() + ": " + ec.message());
+  write_json_atomically(file, doc);
+}
+
+}  // namespace wave3d

@@ -1,0 +1,42 @@
+#pragma once
+// The file where the block tuner keeps what it measured (blocking.cache), so that the next run of
+// the same shape on the same kind of machine starts with the answer instead of measuring again. One
+// JSON document with one entry per key; a user may keep, copy or delete it.
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "geometry/box.hpp"
+#include "solver/block_tuner.hpp"
+
+namespace wave3d {
+
+// What a measurement depends on: the machine (CPU model and hardware threads), the threads per rank,
+// the kernel, radius and precision, the subdomain's extent and what was searched.
+struct TuningKey {
+  std::string machine;
+  int threads = 1;
+  std::string kernel;
+  int radius = 8;
+  std::string precision;
+  Index3 subdomain{0, 0, 0};
+  bool size = true;
+  bool steps = false;
+
+  nlohmann::json to_json() const;
+};
+
+// The file blocking.cache names: "" = $XDG_CACHE_HOME/wave3d/blocking.json (or
+// $HOME/.cache/wave3d/blocking.json; nullopt without either), "off" = nullopt, else the path given.
+std::optional<std::filesystem::path> tuning_cache_path(const std::string& setting);
+
+// The blocking stored for `key`, if the file exists, parses and holds an entry for it.
+std::optional<Blocking> read_tuning_cache(const std::filesystem::path& file, const TuningKey& key);
+
+// Stores (or replaces) the entry for `key`, atomically; the other entries stay. Throws
+// std::runtime_error with the reason when the file cannot be written.
+void write_tuning_cache(const std::filesystem::path& file, const TuningKey& key, const TuningOutcome& outcome);
+
+}  // namespace wave3d

@@ -1,0 +1,152 @@
+// The block tuner: its candidates, its budget, its choice, and the cache file it keeps.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+#include "solver/block_tuner.hpp"
+#include "solver/temporal_sweep.hpp"
+#include "solver/tuning_cache.hpp"
+
+namespace wave3d {
+namespace {
+
+RunConfig small_config() {
+  RunConfig c;
+  c.grid = Grid{{40, 36, 30}, 10.0, Boundary::zero, 2};
+  c.blocking = Blocking{{0, 64, 16}};
+  return c;
+}
+
+double same_time(double seconds) { return seconds; }
+
+TEST(BlockTuner, CandidatesStartWithTheConfiguredBlockAndCutTheSubdomainDifferently) {
+  const Index3 extent{40, 36, 30};
+  const auto candidates = block_size_candidates(extent, {0, 64, 16});
+  ASSERT_FALSE(candidates.empty());
+  EXPECT_EQ(candidates.front(), (Index3{0, 64, 16}));
+  std::vector<Index3> cuts;
+  for (const Index3& c : candidates) {
+    const Blocking b{c};
+    const Index3 cut{b.effective(0, extent[0]), b.effective(1, extent[1]), b.effective(2, extent[2])};
+    EXPECT_EQ(std::count(cuts.begin(), cuts.end(), cut), 0) << c[0] << "," << c[1] << "," << c[2];
+    cuts.push_back(cut);
+  }
+}
+
+TEST(BlockTuner, SweepStepCandidatesFitTheRows) {
+  EXPECT_EQ(sweep_step_candidates(8, 10), std::vector<int>{1});
+  EXPECT_EQ(sweep_step_candidates(2, 1000), (std::vector<int>{1, 2, 3, 4, 6, 8}));
+  for (int t : sweep_step_candidates(4, 40)) EXPECT_LE(min_temporal_tile_rows(t, 4), 40);
+}
+
+TEST(BlockTuner, ChoosesTheFastestMeasuredCandidate) {
+  omp_set_num_threads(2);
+  const RunConfig c = small_config();
+  TuningBudget budget;
+  budget.floor_seconds = budget.cap_seconds = 5.0;
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), true, true, true, budget, same_time);
+  ASSERT_GT(out.measured.size(), 1u);
+  const auto best = std::max_element(out.measured.begin(), out.measured.end(),
+                                     [](const auto& a, const auto& b) { return a.mpoints_per_second < b.mpoints_per_second; });
+  EXPECT_EQ(out.blocking.size, best->blocking.size);
+  EXPECT_EQ(out.blocking.steps, best->blocking.steps);
+  EXPECT_FALSE(out.budget_spent);
+  // Every size candidate, then the step counts with the chosen size.
+  EXPECT_EQ(out.measured.size(), block_size_candidates(c.grid.n, c.blocking.size).size() +
+                                     sweep_step_candidates(2, c.grid.n[1]).size() - 1);
+}
+
+TEST(BlockTuner, StopsWhenTheBudgetIsSpent) {
+  omp_set_num_threads(2);
+  const RunConfig c = small_config();
+  TuningBudget budget;
+  budget.floor_seconds = budget.cap_seconds = 1e-9;  // spent by the first candidate
+  const TuningOutcome out = tune_blocking<double>(c, c.grid.whole(), true, false, false, budget, same_time);
+  EXPECT_EQ(out.measured.size(), 1u);
+  EXPECT_TRUE(out.budget_spent);
+  EXPECT_EQ(out.blocking.size, c.blocking.size);  // the configured block, the one measured
+}
+
+TEST(BlockTuner, RanksAgreeThroughTheSlowestTime) {
+  // A "slowest rank" twice as slow as this one halves every rate: the choice follows the agreed times.
+  omp_set_num_threads(1);
+  const RunConfig c = small_config();
+  TuningBudget budget;
+  budget.floor_seconds = budget.cap_seconds = 1e-9;  // one candidate
+  int calls = 0;
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), true, false, false, budget, [&](double s) {
+    ++calls;
+    return 2 * s;
+  });
+  ASSERT_EQ(out.measured.size(), 1u);
+  EXPECT_EQ(calls, 2);  // the warm-up and the timed sweeps
+  EXPECT_GT(out.seconds, 0.0);
+}
+
+TEST(BlockTuner, NothingToTuneMeasuresNothing) {
+  const RunConfig c = small_config();
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), false, true, false, TuningBudget{}, same_time);
+  EXPECT_TRUE(out.measured.empty());
+  EXPECT_EQ(out.blocking.size, c.blocking.size);
+}
+
+class TuningCacheFile : public ::testing::Test {
+ protected:
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("wave3d-tuning-" + std::to_string(::getpid()) + "-" +
+                               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::filesystem::path file = dir / "sub" / "blocking.json";
+  void TearDown() override { std::filesystem::remove_all(dir); }
+};
+
+TuningOutcome outcome_with(Index3 size, int steps) {
+  TuningOutcome o;
+  o.blocking = Blocking{size, steps};
+  o.measured.push_back({o.blocking, 123.0});
+  return o;
+}
+
+TEST_F(TuningCacheFile, StoresReadsAndKeepsOtherEntries) {
+  TuningKey a{"cpu", 2, "blocked", 8, "single", {64, 64, 64}, true, false};
+  TuningKey b = a;
+  b.threads = 4;
+  EXPECT_FALSE(read_tuning_cache(file, a).has_value());  // no file yet
+  write_tuning_cache(file, a, outcome_with({0, 16, 16}, 1));
+  write_tuning_cache(file, b, outcome_with({0, 8, 64}, 3));
+  write_tuning_cache(file, a, outcome_with({0, 32, 8}, 1));  // replaces a's entry
+  const auto ra = read_tuning_cache(file, a);
+  const auto rb = read_tuning_cache(file, b);
+  ASSERT_TRUE(ra && rb);
+  EXPECT_EQ(ra->size, (Index3{0, 32, 8}));
+  EXPECT_EQ(rb->size, (Index3{0, 8, 64}));
+  EXPECT_EQ(rb->steps, 3);
+  TuningKey other = a;
+  other.subdomain = {64, 64, 32};
+  EXPECT_FALSE(read_tuning_cache(file, other).has_value());
+}
+
+TEST_F(TuningCacheFile, ACorruptFileReadsAsEmptyAndIsRewritten) {
+  std::filesystem::create_directories(file.parent_path());
+  std::ofstream(file) << "{ not json";
+  const TuningKey a{"cpu", 2, "blocked", 8, "single", {64, 64, 64}, true, false};
+  EXPECT_FALSE(read_tuning_cache(file, a).has_value());
+  write_tuning_cache(file, a, outcome_with({0, 16, 16}, 1));
+  EXPECT_TRUE(read_tuning_cache(file, a).has_value());
+}
+
+TEST(TuningCachePath, FollowsTheSetting) {
+  EXPECT_FALSE(tuning_cache_path("off").has_value());
+  EXPECT_EQ(tuning_cache_path("/x/y.json"), std::filesystem::path("/x/y.json"));
+  ::setenv("XDG_CACHE_HOME", "/tmp/xdg-test", 1);
+  EXPECT_EQ(tuning_cache_path(""), std::filesystem::path("/tmp/xdg-test/wave3d/blocking.json"));
+  ::unsetenv("XDG_CACHE_HOME");
+}
+
+}  // namespace
+}  // namespace wave3d
