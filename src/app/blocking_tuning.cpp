@@ -92,8 +92,11 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   TuningBudget sized = budget;
   if (const auto llc = total_last_level_cache_bytes(collect_machine_info()))
     sized.scratch_bytes = std::max(sized.scratch_bytes, 2.0 * static_cast<double>(*llc));
+  // The candidates come from the largest subdomain extent, the same on every rank.
+  Index3 agreed{};
+  for (int a = 0; a < 3; ++a) agreed[a] = static_cast<std::int64_t>(mpi::allreduce_max(comm, static_cast<double>(owned.extent(a))));
   const TuningOutcome tuned = mpi::collectively(comm, [&] {
-    return tune_blocking<T>(config, owned, config.tune.size, tune_steps, temporal_applies, sized,
+    return tune_blocking<T>(config, owned, agreed, config.tune.size, tune_steps, temporal_applies, sized,
                             [&](double seconds) { return mpi::allreduce_max(comm, seconds); });
   });
   out.blocking = tuned.blocking;

@@ -79,12 +79,13 @@ std::vector<int> sweep_step_candidates(int radius, std::int64_t rows) {
 }
 
 template <typename T>
-TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, bool tune_size, bool tune_steps,
+TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Index3& agreed_extent, bool tune_size,
+                            bool tune_steps,
                             bool temporal_applies, const TuningBudget& budget,
                             const std::function<double(double)>& slowest) {
   TuningOutcome out;
   out.blocking = config.blocking;
-  if (owned.empty() || (!tune_size && !(tune_steps && temporal_applies))) return out;
+  if (!tune_size && !(tune_steps && temporal_applies)) return out;
   const double plane_bytes = 3.0 * sizeof(T) * static_cast<double>(owned.extent(0) * owned.extent(1));
   const auto planes = std::max(kScratchPlanes, static_cast<std::int64_t>(std::ceil(budget.scratch_bytes / plane_bytes)));
   ScratchFields<T> scratch(owned, config.grid.radius, planes);
@@ -120,7 +121,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, bool tune
   Blocking start = config.blocking;
   if (tune_steps) start.steps = 1;
   if (tune_size) {
-    for (const Index3& size : block_size_candidates(scratch.owned.extents(), start.size)) {
+    for (const Index3& size : block_size_candidates(agreed_extent, start.size)) {
       Blocking candidate = start;
       candidate.size = size;
       try_blocking(candidate);
@@ -130,8 +131,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, bool tune
   }
   if (tune_steps && temporal_applies) {
     const Blocking sized = out.blocking;
-    const std::int64_t rows = owned.extent(1);
-    for (int t : sweep_step_candidates(config.grid.radius, rows)) {
+    for (int t : sweep_step_candidates(config.grid.radius, agreed_extent[1])) {
       if (t == 1) continue;  // measured above
       Blocking candidate = sized;
       candidate.steps = t;
@@ -141,9 +141,9 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, bool tune
   return out;
 }
 
-template TuningOutcome tune_blocking<float>(const RunConfig&, const Box&, bool, bool, bool, const TuningBudget&,
+template TuningOutcome tune_blocking<float>(const RunConfig&, const Box&, const Index3&, bool, bool, bool, const TuningBudget&,
                                             const std::function<double(double)>&);
-template TuningOutcome tune_blocking<double>(const RunConfig&, const Box&, bool, bool, bool, const TuningBudget&,
+template TuningOutcome tune_blocking<double>(const RunConfig&, const Box&, const Index3&, bool, bool, bool, const TuningBudget&,
                                              const std::function<double(double)>&);
 
 }  // namespace wave3d

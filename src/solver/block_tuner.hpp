@@ -53,13 +53,15 @@ std::vector<Index3> block_size_candidates(const Index3& extent, const Index3& fi
 std::vector<int> sweep_step_candidates(int radius, std::int64_t rows);
 
 // Measures candidates for `config` (its kernel, radius, precision and blocking as the starting
-// point) on the subdomain `owned`. tune_size / tune_steps: what to search; temporal_applies: whether
+// point) on the subdomain `owned`. The candidates are drawn for `agreed_extent`, a subdomain extent
+// every rank passes alike (the largest over ranks), so that all ranks measure the same list. tune_size / tune_steps: what to search; temporal_applies: whether
 // this run can sweep several steps at once. `budget` bounds the measuring. slowest(seconds)
 // turns one candidate's time into the time every rank agrees on (the maximum over ranks; the
 // identity on one), so that all ranks make the same choices; it is called the same number of times
 // on every rank.
 template <typename T>
-TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, bool tune_size, bool tune_steps,
+TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Index3& agreed_extent, bool tune_size,
+                            bool tune_steps,
                             bool temporal_applies, const TuningBudget& budget,
                             const std::function<double(double)>& slowest);
 

@@ -50,7 +50,7 @@ TEST(BlockTuner, ChoosesTheFastestMeasuredCandidate) {
   const RunConfig c = small_config();
   TuningBudget budget;
   budget.floor_seconds = budget.cap_seconds = 5.0;
-  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), true, true, true, budget, same_time);
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, true, true, true, budget, same_time);
   ASSERT_GT(out.measured.size(), 1u);
   const auto best = std::max_element(out.measured.begin(), out.measured.end(),
                                      [](const auto& a, const auto& b) { return a.mpoints_per_second < b.mpoints_per_second; });
@@ -67,7 +67,7 @@ TEST(BlockTuner, StopsWhenTheBudgetIsSpent) {
   const RunConfig c = small_config();
   TuningBudget budget;
   budget.floor_seconds = budget.cap_seconds = 1e-9;  // spent by the first candidate
-  const TuningOutcome out = tune_blocking<double>(c, c.grid.whole(), true, false, false, budget, same_time);
+  const TuningOutcome out = tune_blocking<double>(c, c.grid.whole(), c.grid.n, true, false, false, budget, same_time);
   EXPECT_EQ(out.measured.size(), 1u);
   EXPECT_TRUE(out.budget_spent);
   EXPECT_EQ(out.blocking.size, c.blocking.size);  // the configured block, the one measured
@@ -80,7 +80,7 @@ TEST(BlockTuner, RanksAgreeThroughTheSlowestTime) {
   TuningBudget budget;
   budget.floor_seconds = budget.cap_seconds = 1e-9;  // one candidate
   int calls = 0;
-  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), true, false, false, budget, [&](double s) {
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, true, false, false, budget, [&](double s) {
     ++calls;
     return 2 * s;
   });
@@ -91,7 +91,7 @@ TEST(BlockTuner, RanksAgreeThroughTheSlowestTime) {
 
 TEST(BlockTuner, NothingToTuneMeasuresNothing) {
   const RunConfig c = small_config();
-  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), false, true, false, TuningBudget{}, same_time);
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, false, true, false, TuningBudget{}, same_time);
   EXPECT_TRUE(out.measured.empty());
   EXPECT_EQ(out.blocking.size, c.blocking.size);
 }
