@@ -118,14 +118,16 @@ struct SweepPlan {
   std::string notice;
 };
 
-SweepPlan plan_sweeps(const RunConfig& config, const std::optional<std::string>& obstacle) {
-  const bool asked = config.tune.steps || config.blocking.steps > 1;
+// requested: what the user asked for; tuned: with the blocking the tuner settled.
+SweepPlan plan_sweeps(const RunConfig& requested, const RunConfig& tuned, const std::optional<std::string>& obstacle) {
+  const bool asked = requested.tune.steps || requested.blocking.steps > 1;
   if (!asked) return {};
   if (obstacle) {
-    const std::string value = config.tune.steps ? std::string("\"auto\"") : std::to_string(config.blocking.steps);
+    const std::string value =
+        requested.tune.steps ? std::string("\"auto\"") : std::to_string(requested.blocking.steps);
     return {1, fmt::format("blocking.steps = {} not applied, 1 step per sweep: {}", value, *obstacle)};
   }
-  return {config.blocking.steps, ""};
+  return {tuned.blocking.steps, ""};
 }
 
 // How many steps after `done` the loop next has to look at the field: a NaN check, a snapshot, a
@@ -182,6 +184,7 @@ RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldI
   budget.run_point_updates = static_cast<double>(intersect(cart->owned(), config.grid.updated()).volume()) * config.steps;
   out.tuning = tune_for_run<T>(config, comm, cart->owned(), !obstacle.has_value(), budget);
   tuned_config.blocking = out.tuning.blocking;
+  if (obstacle) tuned_config.blocking.steps = 1;  // the fields are placed for the sweeps that will run
 
   out.rss_before_fields = current_rss_bytes();
   reset_peak_rss();
@@ -210,7 +213,7 @@ RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldI
   out.flops_per_point = Kernel<T>::flops_per_point(config.grid.radius);
   out.bytes_per_point = Kernel<T>::bytes_per_point();
   out.kernel = std::string(to_string(solver->kernel().variant()));
-  const SweepPlan sweeps = plan_sweeps(config, obstacle);
+  const SweepPlan sweeps = plan_sweeps(requested, config, obstacle);
   out.steps_per_sweep = sweeps.steps;
   out.sweep_notice = sweeps.notice;
   out.process_grid = decomposition.dims;

@@ -3,7 +3,8 @@
 // It knows nothing of ranks: the caller hands in the halo update (a periodic copy on one rank, the
 // MPI exchange on many) and combines per-rank results. The fields' pages are placed by the memory
 // policy of the config (by default first-touched by the threads that compute them: the kernel's
-// sweeps of the configured halo mode, in its block order).
+// sweeps of the configured halo mode, in its block order, or the temporal tiles when
+// blocking.steps > 1, which the caller sets only where temporal blocking applies).
 #include <array>
 #include <functional>
 #include <string>
