@@ -15,8 +15,7 @@
 namespace wave3d::app {
 namespace {
 
-TuningKey key_for(const RunConfig& config, const Box& owned, bool tune_steps) {
-  const MachineInfo machine = collect_machine_info();
+TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box& owned, bool tune_steps) {
   TuningKey key;
   key.machine = fmt::format("{} ({} hardware threads)", machine.cpu_model.value_or("unknown CPU"), machine.pus);
   key.threads = omp_get_max_threads();
@@ -32,12 +31,12 @@ TuningKey key_for(const RunConfig& config, const Box& owned, bool tune_steps) {
 // Rank 0's cached blocking, on every rank.
 std::optional<Blocking> cached_on_all(MPI_Comm comm, const std::optional<std::filesystem::path>& file,
                                       const TuningKey& key) {
-  std::array<long long, 5> values{0, 0, 0, 0, 0};  // found, size x y z, steps
+  std::array<long long, 4> values{0, 0, 0, 0};  // size x, y, z, steps
   int found = 0;
   if (mpi::rank_in(comm) == 0 && file) {
     if (const auto b = read_tuning_cache(*file, key)) {
       found = 1;
-      values = {b->size[0], b->size[1], b->size[2], b->steps, 0};
+      values = {b->size[0], b->size[1], b->size[2], b->steps};
     }
   }
   mpi::check(MPI_Bcast(&found, 1, MPI_INT, 0, comm), "MPI_Bcast");
@@ -51,20 +50,31 @@ std::optional<Blocking> cached_on_all(MPI_Comm comm, const std::optional<std::fi
 
 }  // namespace
 
+std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, int ranks) {
+  if (ranks > 1)
+    return fmt::format("on {} ranks every step needs a halo exchange, and deep halos (blocking.steps x {} points, "
+                       "exchanged every blocking.steps steps) are not built yet",
+                       ranks, config.grid.radius);
+  if (config.grid.boundary == Boundary::periodic) return "periodic boundaries refresh the halo from the far side every step";
+  return std::nullopt;
+}
+
 std::string TunedBlocking::summary_line() const {
   if (source == "given") return "none (blocking.size and blocking.steps given)";
   if (source == "cache") return fmt::format("read from {}", cache_file);
+  const std::size_t candidates = measured.measured.size();
   return fmt::format("measured {} candidate{} in {:.3f} s (budget {:.3f} s{}){}", candidates,
-                     candidates == 1 ? "" : "s", seconds, budget_seconds, budget_spent ? ", spent" : "",
+                     candidates == 1 ? "" : "s", measured.seconds, measured.budget_seconds,
+                     measured.budget_spent ? ", spent" : "",
                      cache_file.empty() ? ", not kept (blocking.cache = \"off\")" : ", kept in " + cache_file);
 }
 
 nlohmann::json TunedBlocking::to_json() const {
   return {{"source", source},
-          {"seconds", seconds},
-          {"budget_seconds", budget_seconds},
-          {"candidates", candidates},
-          {"budget_spent", budget_spent},
+          {"seconds", measured.seconds},
+          {"budget_seconds", measured.budget_seconds},
+          {"candidates", measured.measured.size()},
+          {"budget_spent", measured.budget_spent},
           {"cache_file", cache_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(cache_file)},
           {"notice", notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(notice)}};
 }
@@ -81,7 +91,8 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   }
   const std::optional<std::filesystem::path> file = tuning_cache_path(config.tune.cache);
   if (file) out.cache_file = file->string();
-  const TuningKey key = key_for(config, owned, tune_steps);
+  const MachineInfo machine = collect_machine_info();
+  const TuningKey key = key_for(config, machine, owned, tune_steps);
   if (!measure_anyway) {
     if (const auto cached = cached_on_all(comm, file, key)) {
       out.blocking = *cached;
@@ -90,25 +101,20 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
     }
   }
   TuningBudget sized = budget;
-  if (const auto llc = total_last_level_cache_bytes(collect_machine_info()))
+  if (const auto llc = total_last_level_cache_bytes(machine))
     sized.scratch_bytes = std::max(sized.scratch_bytes, 2.0 * static_cast<double>(*llc));
   // The candidates come from the largest subdomain extent, the same on every rank.
   Index3 agreed{};
   for (int a = 0; a < 3; ++a) agreed[a] = static_cast<std::int64_t>(mpi::allreduce_max(comm, static_cast<double>(owned.extent(a))));
-  const TuningOutcome tuned = mpi::collectively(comm, [&] {
+  out.measured = mpi::collectively(comm, [&] {
     return tune_blocking<T>(config, owned, agreed, config.tune.size, tune_steps, temporal_applies, sized,
                             [&](double seconds) { return mpi::allreduce_max(comm, seconds); });
   });
-  out.blocking = tuned.blocking;
+  out.blocking = out.measured.blocking;
   out.source = "measured";
-  out.seconds = tuned.seconds;
-  out.budget_seconds = tuned.budget_seconds;
-  out.candidates = tuned.measured.size();
-  out.budget_spent = tuned.budget_spent;
-  out.measured = tuned.measured;
   if (file && mpi::rank_in(comm) == 0) {
     try {
-      write_tuning_cache(*file, key, tuned);
+      write_tuning_cache(*file, key, out.measured);
     } catch (const std::exception& e) {
       out.notice = fmt::format("the tuned blocking was not kept: {}", e.what());
     }

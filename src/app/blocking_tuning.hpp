@@ -4,8 +4,8 @@
 // with the slowest rank deciding, so that all ranks run the same blocks. Collective over comm.
 #include <mpi.h>
 
+#include <optional>
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,17 +18,17 @@ namespace wave3d::app {
 struct TunedBlocking {
   Blocking blocking;       // what the run uses
   std::string source;      // "given" (nothing was "auto"), "measured" or "cache"
-  double seconds = 0;      // spent measuring (0 from the cache)
-  double budget_seconds = 0;
-  std::size_t candidates = 0;  // measured
-  bool budget_spent = false;   // stopped before every candidate was measured
-  std::string cache_file;      // "" when blocking.cache = "off" or no home directory
-  std::string notice;          // e.g. the cache could not be written; empty if none
-  std::vector<TuningMeasurement> measured;  // what was measured (empty from the cache)
+  TuningOutcome measured;  // what the tuner measured and spent (nothing, from the cache)
+  std::string cache_file;  // "" when blocking.cache = "off" or no home directory
+  std::string notice;      // e.g. the cache could not be written; empty if none
 
   std::string summary_line() const;  // for the run summary, after "tuning:"
   nlohmann::json to_json() const;
 };
+
+// Why a run of `config` on `ranks` ranks cannot sweep several time steps at once (temporal blocking),
+// or nullopt when it can.
+std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, int ranks);
 
 // The blocking `config` asks for on the subdomain `owned` (this rank's), tuned where it says "auto".
 // temporal_applies: whether the run can sweep several steps at once (else steps stay 1).

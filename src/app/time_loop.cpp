@@ -102,16 +102,6 @@ std::vector<StepTimes> gather_step_times(const StepTimes& mine, MPI_Comm comm) {
   return per_rank;
 }
 
-// Why a run cannot sweep several steps at once, or nullopt when it can.
-std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, int ranks) {
-  if (ranks > 1)
-    return fmt::format("on {} ranks every step needs a halo exchange, and deep halos (blocking.steps x {} points, "
-                       "exchanged every blocking.steps steps) are not built yet",
-                       ranks, config.grid.radius);
-  if (config.grid.boundary == Boundary::periodic) return "periodic boundaries refresh the halo from the far side every step";
-  return std::nullopt;
-}
-
 // The time steps per sweep a run uses, and why fewer than blocking.steps asks when it cannot.
 struct SweepPlan {
   int steps = 1;

@@ -40,7 +40,7 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
                           config.grid.radius);
   });
   const Box owned = d.box_of(rank);
-  const bool temporal = ranks == 1 && config.grid.boundary == Boundary::zero;
+  const bool temporal = !temporal_blocking_obstacle(config, ranks).has_value();
   TuningBudget budget;
   budget.fraction = 0;
   budget.floor_seconds = o.seconds;
@@ -56,7 +56,7 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
   if (config.tune.steps && !temporal)
     fmt::print("  blocking.steps: 1 (temporal blocking applies to one rank with zero boundaries only)\n");
   fmt::print("  {}\n", tuned.summary_line());
-  for (const TuningMeasurement& m : tuned.measured)
+  for (const TuningMeasurement& m : tuned.measured.measured)
     fmt::print("  [{}, {}, {}] x {} step{} per sweep: {:9.1f} MPoints/s (slowest rank){}\n", m.blocking.size[0],
                m.blocking.size[1], m.blocking.size[2], m.blocking.steps, m.blocking.steps == 1 ? "" : "s",
                m.mpoints_per_second,
