@@ -117,6 +117,23 @@ int CartesianComm::neighbour(int axis, int direction) const {
   return neighbours_[static_cast<std::size_t>(axis)][direction < 0 ? 0 : 1];
 }
 
+int CartesianComm::neighbour_at(const Dims3& offset) const {
+  Dims3 c = coords_;
+  for (std::size_t a = 0; a < 3; ++a) {
+    if (offset[a] < -1 || offset[a] > 1)
+      throw std::invalid_argument("CartesianComm::neighbour_at: offsets must be -1, 0 or +1, got " +
+                                  std::to_string(offset[a]));
+    c[a] += offset[a];
+    if (c[a] >= 0 && c[a] < dims_[a]) continue;
+    if (!periodic_[a]) return MPI_PROC_NULL;
+    c[a] = (c[a] + dims_[a]) % dims_[a];
+  }
+  const Dims3 mpi_coords = to_mpi_order(c);
+  int rank = MPI_PROC_NULL;
+  check(MPI_Cart_rank(comm_, mpi_coords.data(), &rank), "MPI_Cart_rank");
+  return rank;
+}
+
 void CartesianComm::release() noexcept {
   // Freeing after MPI_Finalize is an error, and a destructor cannot report one: the return codes are
   // deliberately ignored here, since nothing useful can be done about a failed free at teardown.

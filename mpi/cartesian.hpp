@@ -48,6 +48,11 @@ class CartesianComm {
   // this rank itself.
   int neighbour(int axis, int direction) const;
 
+  // The rank at `offset` (-1, 0 or +1 per axis x, y, z) from this one: a face, edge or corner
+  // neighbour. MPI_PROC_NULL where that lies beyond a zero boundary; this rank itself where the
+  // offset wraps around a periodic axis of one rank.
+  int neighbour_at(const Dims3& offset) const;
+
  private:
   void release() noexcept;
 

@@ -1,0 +1,242 @@
+#include "mpi/deep_halo_exchange.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <stdexcept>
+#include <string>
+
+#include "mpi/environment.hpp"
+
+namespace wave3d::mpi {
+namespace {
+
+constexpr int kTagBase = 100;  // above HaloExchange's 0..5
+
+template <typename T>
+MPI_Datatype datatype_of() {
+  return sizeof(T) == sizeof(double) ? MPI_DOUBLE : MPI_FLOAT;
+}
+
+int travel_tag(const Dims3& d) { return kTagBase + (d[0] + 1) + 3 * (d[1] + 1) + 9 * (d[2] + 1); }
+
+Dims3 opposite(const Dims3& d) { return {-d[0], -d[1], -d[2]}; }
+
+// The owned cells within `width` of the faces `d` points to.
+Box send_box(const Box& owned, const Dims3& d, int width) {
+  Box b = owned;
+  for (std::size_t a = 0; a < 3; ++a) {
+    if (d[a] < 0) b.hi[a] = owned.lo[a] + width;
+    if (d[a] > 0) b.lo[a] = owned.hi[a] - width;
+  }
+  return b;
+}
+
+// The halo cells at offset `d`: `width` deep beyond each face d points to.
+Box ghost_box(const Box& owned, const Dims3& d, int width) {
+  Box b = owned;
+  for (std::size_t a = 0; a < 3; ++a) {
+    if (d[a] < 0) {
+      b.lo[a] = owned.lo[a] - width;
+      b.hi[a] = owned.lo[a];
+    }
+    if (d[a] > 0) {
+      b.lo[a] = owned.hi[a];
+      b.hi[a] = owned.hi[a] + width;
+    }
+  }
+  return b;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// A box of rows to copy within a field, or between a field and a buffer.
+template <typename T>
+struct RowCopy {
+  Field<T>* field = nullptr;
+  Box box;               // rows of the field (the source of a pack, the target of an unpack)
+  T* values = nullptr;   // the buffer, rows of box z-major; null for a copy within the field
+  Index3 shift{0, 0, 0};  // copy within the field: box + shift receives box
+};
+
+// Runs every copy, rows shared out over the OpenMP threads; the copies touch disjoint memory.
+template <typename T>
+void run_copies(const std::vector<RowCopy<T>>& copies, bool into_field) {
+#pragma omp parallel
+  for (const RowCopy<T>& c : copies) {
+    const std::int64_t nx = c.box.extent(0), ny = c.box.extent(1);
+    const std::int64_t rows = ny * c.box.extent(2);
+#pragma omp for schedule(static) nowait
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const std::int64_t y = c.box.lo[1] + r % ny, z = c.box.lo[2] + r / ny;
+      T* row = c.field->data() + c.field->offset(c.box.lo[0], y, z);
+      if (c.values == nullptr)
+        std::copy_n(row, nx, c.field->data() + c.field->offset(c.box.lo[0] + c.shift[0], y + c.shift[1], z + c.shift[2]));
+      else if (into_field)
+        std::copy_n(c.values + r * nx, nx, row);
+      else
+        std::copy_n(row, nx, c.values + r * nx);
+    }
+  }
+}
+
+}  // namespace
+
+template <typename T>
+DeepHaloExchange<T>::DeepHaloExchange(const CartesianComm& comm, const Box& owned, int max_width)
+    : owned_(owned), max_width_(max_width), rank_(comm.rank()), comm_(comm.comm()) {
+  if (comm.comm() == MPI_COMM_NULL) throw std::invalid_argument("DeepHaloExchange: the CartesianComm was moved from");
+  if (max_width < 0) throw std::invalid_argument("DeepHaloExchange: width must be >= 0, got " + std::to_string(max_width));
+  if (owned != comm.owned())
+    throw std::invalid_argument("DeepHaloExchange: the box given is not rank " + std::to_string(comm.rank()) +
+                                "'s box in the decomposition");
+  for (int axis = 0; axis < 3; ++axis)
+    for (int side = 0; side < 2; ++side) {
+      if (comm.neighbour(axis, side == 0 ? -1 : 1) == MPI_PROC_NULL) continue;
+      faces_[static_cast<std::size_t>(axis)][static_cast<std::size_t>(side)] = true;
+      if (owned.extent(axis) < max_width)
+        throw std::invalid_argument("DeepHaloExchange: rank " + std::to_string(comm.rank()) + " owns " +
+                                    std::to_string(owned.extent(axis)) + " points along " + "xyz"[axis] +
+                                    ", fewer than the halo width " + std::to_string(max_width) +
+                                    "; halos come from the immediate neighbours only");
+    }
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const Dims3 d{dx, dy, dz};
+        if (d == Dims3{0, 0, 0}) continue;
+        const int peer = comm.neighbour_at(d);
+        if (peer != MPI_PROC_NULL) neighbours_.push_back({d, peer, {}, {}});
+      }
+}
+
+template <typename T>
+DeepHaloExchange<T>::~DeepHaloExchange() {
+  release();
+}
+
+template <typename T>
+std::size_t DeepHaloExchange<T>::bytes_for(const std::vector<int>& widths) const {
+  std::size_t values = 0;
+  for (const Neighbour& n : neighbours_)
+    if (n.peer != rank_)
+      for (int w : widths) values += static_cast<std::size_t>(send_box(owned_, n.offset, w).volume());
+  return values * sizeof(T);
+}
+
+template <typename T>
+void DeepHaloExchange<T>::start(const std::vector<Slab>& slabs) {
+  if (in_flight_) throw std::logic_error("DeepHaloExchange::start: the previous exchange has not been finished");
+  for (const Slab& s : slabs) {
+    if (s.field == nullptr || s.field->owned() != owned_)
+      throw std::logic_error("DeepHaloExchange::start: a field of another subdomain");
+    if (s.width < 0 || s.width > s.field->halo() || s.width > max_width_)
+      throw std::logic_error("DeepHaloExchange::start: width " + std::to_string(s.width) + " beyond the field's halo " +
+                             std::to_string(s.field->halo()) + " or the exchange's maximum " +
+                             std::to_string(max_width_));
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<RowCopy<T>> packs;
+  for (Neighbour& n : neighbours_) {
+    if (n.peer == rank_) {
+      // This rank's own slab on the far side, one period away: the ghost at n.offset.
+      for (const Slab& s : slabs) {
+        const Box from = send_box(owned_, opposite(n.offset), s.width);
+        const Box to = ghost_box(owned_, n.offset, s.width);
+        packs.push_back({s.field, from, nullptr, {to.lo[0] - from.lo[0], to.lo[1] - from.lo[1], to.lo[2] - from.lo[2]}});
+      }
+      continue;
+    }
+    std::size_t send_values = 0, recv_values = 0;
+    for (const Slab& s : slabs) {
+      send_values += static_cast<std::size_t>(send_box(owned_, n.offset, s.width).volume());
+      recv_values += static_cast<std::size_t>(ghost_box(owned_, n.offset, s.width).volume());
+    }
+    if (send_values > INT_MAX || recv_values > INT_MAX)
+      throw std::invalid_argument("DeepHaloExchange: a message of more values than MPI's int count");
+    n.send.resize(send_values);
+    n.recv.resize(recv_values);
+    std::size_t at = 0;
+    for (const Slab& s : slabs) {
+      const Box box = send_box(owned_, n.offset, s.width);
+      packs.push_back({s.field, box, n.send.data() + at, {}});
+      at += static_cast<std::size_t>(box.volume());
+    }
+  }
+  run_copies(packs, false);
+  times_ = HaloTimes{seconds_since(t0), 0.0, 0.0};
+
+  requests_.clear();
+  last_bytes_ = 0;
+  for (Neighbour& n : neighbours_) {
+    if (n.peer == rank_ || n.recv.empty()) continue;
+    MPI_Request r = MPI_REQUEST_NULL;
+    check(MPI_Irecv(n.recv.data(), static_cast<int>(n.recv.size()), datatype_of<T>(), n.peer,
+                    travel_tag(opposite(n.offset)), comm_, &r),
+          "MPI_Irecv");
+    requests_.push_back(r);
+  }
+  for (Neighbour& n : neighbours_) {
+    if (n.peer == rank_ || n.send.empty()) continue;
+    MPI_Request r = MPI_REQUEST_NULL;
+    check(MPI_Isend(n.send.data(), static_cast<int>(n.send.size()), datatype_of<T>(), n.peer, travel_tag(n.offset),
+                    comm_, &r),
+          "MPI_Isend");
+    requests_.push_back(r);
+    last_bytes_ += n.send.size() * sizeof(T);
+  }
+  slabs_in_flight_ = slabs;
+  in_flight_ = true;
+}
+
+template <typename T>
+bool DeepHaloExchange<T>::test() {
+  if (!in_flight_ || requests_.empty()) return true;
+  int done = 0;
+  check(MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE), "MPI_Testall");
+  return done != 0;
+}
+
+template <typename T>
+void DeepHaloExchange<T>::finish() {
+  if (!in_flight_) throw std::logic_error("DeepHaloExchange::finish: no exchange was started");
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!requests_.empty())
+    check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  in_flight_ = false;
+  times_.wait = seconds_since(t0);
+
+  const auto t1 = std::chrono::steady_clock::now();
+  std::vector<RowCopy<T>> unpacks;
+  for (Neighbour& n : neighbours_) {
+    if (n.peer == rank_) continue;
+    std::size_t at = 0;
+    for (const Slab& s : slabs_in_flight_) {
+      const Box box = ghost_box(owned_, n.offset, s.width);
+      unpacks.push_back({s.field, box, n.recv.data() + at, {}});
+      at += static_cast<std::size_t>(box.volume());
+    }
+  }
+  run_copies(unpacks, true);
+  slabs_in_flight_.clear();
+  times_.unpack = seconds_since(t1);
+}
+
+template <typename T>
+void DeepHaloExchange<T>::release() noexcept {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  // An exchange still in flight is completed first so MPI never writes into freed buffers; return
+  // codes are ignored, since nothing can be done about them in a destructor.
+  if (!finalized && in_flight_ && !requests_.empty())
+    MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+  requests_.clear();
+  in_flight_ = false;
+}
+
+template class DeepHaloExchange<float>;
+template class DeepHaloExchange<double>;
+
+}  // namespace wave3d::mpi

@@ -1,0 +1,116 @@
+#pragma once
+// DeepHaloExchange<T>: fills the WHOLE halo of one or more fields, faces, edges and corners, to a
+// chosen width, from the up to 26 neighbouring ranks. Temporal blocking across ranks needs it: a
+// sweep of L time levels computes its first level L-1 stencil radii beyond the owned box, and a
+// point there reads along y and z from ghost cells that lie beyond two or three faces at once.
+//
+// Protocol: for every offset d in {-1, 0, +1}^3 other than (0, 0, 0) with a neighbour,
+//   send  = the owned cells within `width` of the faces d points to (the full owned range along an
+//           axis where d is 0) --> neighbour_at(d), travelling d;
+//   ghost = the halo cells at offset d (width cells beyond each face d points to, the owned range
+//           along an axis where d is 0) <-- neighbour_at(d), whose message travels -d.
+//   Tags name the direction of travel (kTagBase + an index of d), so that messages to a rank that
+//   is a neighbour several times over (two ranks along a periodic axis) cannot be confused; they
+//   lie above the tags of HaloExchange on the same communicator.
+//   A neighbour that is this rank itself (one rank along a periodic axis) is a copy, made in start().
+//   No neighbour (a zero boundary): the ghost cells are left as they are.
+// Every message carries the slabs of all the fields of an exchange, each to its own width, packed
+// one after the other (rows of each box, z-major, x contiguous), so one exchange costs one message
+// per neighbour whatever the number of fields.
+//
+// Unlike HaloExchange, whose faces are persistent requests made once for a fixed width, widths
+// change from call to call (a sweep cut short before a snapshot exchanges less), so the requests are
+// made at each start(). Exchanges come once per sweep of several steps: that cost is amortised.
+//
+// Order of operations and threads are those of HaloExchange: start(fields) packs every send and
+// posts the receives, then the sends; test() may run on a progress thread (MPI_THREAD_MULTIPLE);
+// finish() waits and unpacks. Between start and finish the ghost cells must not be read; every
+// owned cell may change, since the sends were packed in start().
+#include <mpi.h>
+
+#include <array>
+#include <cstddef>
+#include <vector>
+
+#include "field/field.hpp"
+#include "geometry/box.hpp"
+#include "mpi/cartesian.hpp"
+#include "mpi/halo_exchange.hpp"
+
+namespace wave3d::mpi {
+
+// For each axis (x, y, z) and side (0 = low, 1 = high): whether a neighbour (another rank or, along
+// a periodic axis of one rank, this one) fills the halo beyond that face.
+using FaceFlags = std::array<std::array<bool, 2>, 3>;
+
+template <typename T>
+class DeepHaloExchange {
+ public:
+  // One field of an exchange and the halo width to fill (at most the field's halo, at most the
+  // exchange's max_width).
+  struct Slab {
+    Field<T>* field = nullptr;
+    int width = 0;
+  };
+
+  // Collective-free. `owned` must be this rank's box in `comm`; along every axis with a neighbour it
+  // must be at least max_width thick (the halo comes from the immediate neighbours only). Throws
+  // std::invalid_argument otherwise.
+  DeepHaloExchange(const CartesianComm& comm, const Box& owned, int max_width);
+  ~DeepHaloExchange();
+
+  DeepHaloExchange(const DeepHaloExchange&) = delete;
+  DeepHaloExchange& operator=(const DeepHaloExchange&) = delete;
+
+  // Every rank of the communicator must call start and finish alike, with the same widths. start
+  // throws std::logic_error on a field of another box, a width beyond the field's halo or the
+  // exchange's maximum, or while an exchange is in flight; finish without one.
+  void start(const std::vector<Slab>& slabs);
+  bool test();
+  void finish();
+  void exchange(const std::vector<Slab>& slabs) {
+    start(slabs);
+    finish();
+  }
+
+  bool in_flight() const { return in_flight_; }
+  HaloTimes last_times() const { return times_; }
+  std::size_t last_bytes_sent() const { return last_bytes_; }  // to other ranks, in the last exchange
+  // Bytes this rank would send in one exchange of these widths (one per field).
+  std::size_t bytes_for(const std::vector<int>& widths) const;
+  const FaceFlags& faces_with_neighbours() const { return faces_; }
+  const Box& owned() const { return owned_; }
+  int max_width() const { return max_width_; }
+
+ private:
+  struct Neighbour {
+    Dims3 offset{};
+    int peer = MPI_PROC_NULL;  // this rank itself for a copy
+    std::vector<T> send, recv;
+  };
+  // One field's part of one message: a box of the field and where its values sit in a buffer.
+  struct Part {
+    Field<T>* field = nullptr;
+    Box box;
+    T* values = nullptr;
+  };
+
+  void release() noexcept;
+
+  Box owned_{};
+  int max_width_ = 0;
+  int rank_ = 0;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  FaceFlags faces_{};
+  std::vector<Neighbour> neighbours_;
+  std::vector<Slab> slabs_in_flight_;
+  std::vector<MPI_Request> requests_;
+  std::size_t last_bytes_ = 0;
+  HaloTimes times_{};
+  bool in_flight_ = false;
+};
+
+extern template class DeepHaloExchange<float>;
+extern template class DeepHaloExchange<double>;
+
+}  // namespace wave3d::mpi

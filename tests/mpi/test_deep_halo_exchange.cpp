@@ -1,0 +1,163 @@
+// DeepHaloExchange under mpiexec. Owned cells hold a function of their global index and of the
+// field, every halo cell a sentinel; after an exchange every halo cell within the width asked for,
+// faces, edges and corners alike, must hold the function at the global point it mirrors (wrapped on
+// periodic axes), cells beyond a zero boundary or deeper than the width must still hold the
+// sentinel, and owned cells must be untouched. Two fields travel in one exchange, each to its own
+// width. Run for every process grid of the rank count, several periodicities, uneven grids, float
+// and double.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "field/field.hpp"
+#include "mpi/cartesian.hpp"
+#include "mpi/decomposition.hpp"
+#include "mpi/deep_halo_exchange.hpp"
+#include "mpi_test_support.hpp"
+
+namespace {
+
+using wave3d::Box;
+using wave3d::Field;
+using wave3d::Index3;
+using wave3d::mpi::CartesianComm;
+using wave3d::mpi::decompose;
+using wave3d::mpi::DeepHaloExchange;
+using wave3d::mpi::Dims3;
+namespace t = wave3d::mpi::testing;
+
+using Periodic = std::array<bool, 3>;
+
+struct Case {
+  Index3 n;
+  int halo;                // the fields' halo
+  int width_a, width_b;    // the widths exchanged for the two fields
+};
+
+// Uneven grids; widths below the halo, equal to it, and zero for one field. Every axis is below 64
+// so the test function stays exact in float.
+constexpr Case kCases[] = {{{23, 17, 13}, 6, 6, 4}, {{40, 36, 33}, 8, 8, 6}, {{23, 17, 13}, 6, 3, 0}};
+constexpr Periodic kPeriodicities[] = {
+    {false, false, false}, {true, true, true}, {true, false, true}, {false, true, false}};
+
+constexpr double kSentinel = -1.0;
+
+template <typename T>
+T value_at(const Index3& p, int field) {
+  return static_cast<T>(p[0] + 64 * (p[1] + 64 * (p[2] + 64 * static_cast<std::int64_t>(field))));
+}
+
+template <typename T>
+void fill(Field<T>& f, int field) {
+  const Box all = f.with_halo();
+  for (std::int64_t z = all.lo[2]; z < all.hi[2]; ++z)
+    for (std::int64_t y = all.lo[1]; y < all.hi[1]; ++y)
+      for (std::int64_t x = all.lo[0]; x < all.hi[0]; ++x)
+        f.at(x, y, z) = f.owned().contains({x, y, z}) ? value_at<T>({x, y, z}, field) : static_cast<T>(kSentinel);
+}
+
+std::int64_t wrap(std::int64_t i, std::int64_t n) { return ((i % n) + n) % n; }
+
+// What a correct exchange of `width` leaves at p: the owned value, the mirrored global value, or
+// the sentinel (deeper than width along some axis, or beyond a zero boundary).
+template <typename T>
+T expected_at(Index3 p, const Box& owned, const Index3& n, const Periodic& periodic, int width, int field) {
+  for (std::size_t a = 0; a < 3; ++a) {
+    if (p[a] < owned.lo[a] - width || p[a] >= owned.hi[a] + width) return static_cast<T>(kSentinel);
+    if (p[a] >= 0 && p[a] < n[a]) continue;
+    if (!periodic[a]) return static_cast<T>(kSentinel);
+    p[a] = wrap(p[a], n[a]);
+  }
+  return value_at<T>(p, field);
+}
+
+template <typename T>
+std::optional<std::string> verify(const Field<T>& f, const Index3& n, const Periodic& periodic, int width, int field,
+                                  const std::string& context) {
+  t::Mismatches errors(context + " field " + std::to_string(field) + " width " + std::to_string(width));
+  const Box all = f.with_halo();
+  for (std::int64_t z = all.lo[2]; z < all.hi[2]; ++z)
+    for (std::int64_t y = all.lo[1]; y < all.hi[1]; ++y)
+      for (std::int64_t x = all.lo[0]; x < all.hi[0]; ++x) {
+        const T expected = expected_at<T>({x, y, z}, f.owned(), n, periodic, width, field);
+        const T got = f.at(x, y, z);
+        if (got != expected)
+          errors.add("(" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ") holds " +
+                     std::to_string(got) + ", expected " + std::to_string(expected));
+      }
+  return errors.summary();
+}
+
+template <typename T>
+class DeepHaloExchangeTyped : public ::testing::Test {};
+using ValueTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(DeepHaloExchangeTyped, ValueTypes);
+
+TYPED_TEST(DeepHaloExchangeTyped, FillsFacesEdgesAndCornersOfTwoFieldsForEveryProcessGrid) {
+  using T = TypeParam;
+  const int ranks = t::world_size();
+  for (const Case& c : kCases) {
+    int tried = 0;
+    for (const Dims3& dims : t::all_process_grids(ranks)) {
+      if (!t::thick_enough(c.n, dims, c.halo)) continue;
+      for (const Periodic& periodic : kPeriodicities) {
+        const CartesianComm cart(MPI_COMM_WORLD, decompose(c.n, ranks, dims, 1), periodic);
+        Field<T> a(cart.owned(), c.halo), b(cart.owned(), c.halo);
+        DeepHaloExchange<T> halo(cart, cart.owned(), c.halo);
+        fill(a, 0);
+        fill(b, 1);
+        halo.exchange({{&a, c.width_a}, {&b, c.width_b}});
+        EXPECT_EQ(halo.last_bytes_sent(), halo.bytes_for({c.width_a, c.width_b}));
+        ++tried;
+        const std::string context = "grid " + t::text(c.n) + " dims " + t::text(dims) + " " + t::text(periodic);
+        std::optional<std::string> error = verify(a, c.n, periodic, c.width_a, 0, context);
+        if (!error) error = verify(b, c.n, periodic, c.width_b, 1, context);
+        if (!t::agree_nobody_failed(MPI_COMM_WORLD, error)) return;
+      }
+    }
+    EXPECT_GT(tried, 0) << "no process grid of " << ranks << " ranks fits grid " << t::text(c.n);
+  }
+}
+
+TYPED_TEST(DeepHaloExchangeTyped, SendsWhatTheOwnedCellsHeldAtStart) {
+  using T = TypeParam;
+  const int ranks = t::world_size();
+  const Case c = kCases[0];
+  const Periodic periodic{true, true, false};
+  const CartesianComm cart(MPI_COMM_WORLD, decompose(c.n, ranks, {0, 0, 0}, c.halo), periodic);
+  Field<T> a(cart.owned(), c.halo);
+  DeepHaloExchange<T> halo(cart, cart.owned(), c.halo);
+  fill(a, 0);
+  halo.start({{&a, c.halo}});
+  EXPECT_TRUE(halo.in_flight());
+  // Overlapped compute may rewrite owned cells while the messages travel: they were packed already.
+  const Box& owned = a.owned();
+  const auto set_owned = [&](auto value) {
+    for (std::int64_t z = owned.lo[2]; z < owned.hi[2]; ++z)
+      for (std::int64_t y = owned.lo[1]; y < owned.hi[1]; ++y)
+        for (std::int64_t x = owned.lo[0]; x < owned.hi[0]; ++x) a.at(x, y, z) = value(Index3{x, y, z});
+  };
+  set_owned([](const Index3&) { return static_cast<T>(-7); });
+  while (!halo.test()) {
+  }
+  halo.finish();
+  EXPECT_FALSE(halo.in_flight());
+  set_owned([](const Index3& p) { return value_at<T>(p, 0); });  // the ghosts are left as received
+  t::agree_nobody_failed(MPI_COMM_WORLD, verify(a, c.n, periodic, c.halo, 0, "owned cells rewritten after start"));
+}
+
+TYPED_TEST(DeepHaloExchangeTyped, RefusesWidthsBeyondTheHaloAndUnbalancedCalls) {
+  using T = TypeParam;
+  const CartesianComm cart(MPI_COMM_WORLD, decompose({23, 17, 13}, t::world_size(), {0, 0, 0}, 2), {true, true, true});
+  Field<T> a(cart.owned(), 2);
+  DeepHaloExchange<T> halo(cart, cart.owned(), 2);
+  EXPECT_THROW(halo.start({{&a, 3}}), std::logic_error);
+  EXPECT_THROW(halo.finish(), std::logic_error);
+}
+
+}  // namespace
