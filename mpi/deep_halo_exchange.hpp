@@ -39,10 +39,6 @@
 
 namespace wave3d::mpi {
 
-// For each axis (x, y, z) and side (0 = low, 1 = high): whether a neighbour (another rank or, along
-// a periodic axis of one rank, this one) fills the halo beyond that face.
-using FaceFlags = std::array<std::array<bool, 2>, 3>;
-
 template <typename T>
 class DeepHaloExchange {
  public:
@@ -78,6 +74,8 @@ class DeepHaloExchange {
   std::size_t last_bytes_sent() const { return last_bytes_; }  // to other ranks, in the last exchange
   // Bytes this rank would send in one exchange of these widths (one per field).
   std::size_t bytes_for(const std::vector<int>& widths) const;
+  // The faces whose halo a neighbour fills (another rank or, along a periodic axis of one rank,
+  // this one): where a sweep of several levels may compute beyond the owned box.
   const FaceFlags& faces_with_neighbours() const { return faces_; }
   const Box& owned() const { return owned_; }
   int max_width() const { return max_width_; }

@@ -45,6 +45,20 @@ inline Box intersect(const Box& a, const Box& b) {
 
 inline Box box_from_extents(const Index3& n) { return Box{{0, 0, 0}, n}; }
 
+// Per axis (x, y, z) and side (0 = low, 1 = high) flags: e.g. the faces of a subdomain that border
+// a neighbour.
+using FaceFlags = std::array<std::array<bool, 2>, 3>;
+
+// `b` with every face marked in `faces` moved outward by `width` (inward if width is negative).
+inline Box grown_at(const Box& b, const FaceFlags& faces, std::int64_t width) {
+  Box r = b;
+  for (std::size_t a = 0; a < 3; ++a) {
+    if (faces[a][0]) r.lo[a] -= width;
+    if (faces[a][1]) r.hi[a] += width;
+  }
+  return r;
+}
+
 // The part of `outer` not in `inner` (inner must lie inside outer), as at most six disjoint boxes:
 // the z slabs below and above inner, then the y slabs and the x slabs of inner's z range. Empty
 // pieces are left out; an empty inner gives outer itself.

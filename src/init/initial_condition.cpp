@@ -61,12 +61,34 @@ double ricker_wavelet(double frequency, double t) {
   return (1.0 - 2.0 * a * a) * std::exp(-a * a);
 }
 
+namespace {
+
+template <typename T>
+void add_source_term(const InitialCondition& ic, const Physics& physics, Field<T>& next, const Field<T>& vel, int step,
+                     const Index3& at) {
+  const double t = step * physics.dt;
+  next.at(at[0], at[1], at[2]) += static_cast<T>(ic.amplitude * ricker_wavelet(ic.frequency, t)) * vel.at(at[0], at[1], at[2]);
+}
+
+}  // namespace
+
 template <typename T>
 void inject_source(const InitialCondition& ic, const Physics& physics, Field<T>& next, const Field<T>& vel, int step) {
   if (ic.kind != InitialKind::ricker || !next.owned().contains(ic.source)) return;
-  const auto& s = ic.source;
-  const double t = step * physics.dt;
-  next.at(s[0], s[1], s[2]) += static_cast<T>(ic.amplitude * ricker_wavelet(ic.frequency, t)) * vel.at(s[0], s[1], s[2]);
+  add_source_term(ic, physics, next, vel, step, ic.source);
+}
+
+template <typename T>
+void inject_source_within(const InitialCondition& ic, const Physics& physics, const Grid& grid, Field<T>& next,
+                          const Field<T>& vel, int step, const Box& where) {
+  if (ic.kind != InitialKind::ricker) return;
+  const int shifts = grid.boundary == Boundary::periodic ? 1 : 0;
+  for (int kz = -shifts; kz <= shifts; ++kz)
+    for (int ky = -shifts; ky <= shifts; ++ky)
+      for (int kx = -shifts; kx <= shifts; ++kx) {
+        const Index3 image{ic.source[0] + kx * grid.n[0], ic.source[1] + ky * grid.n[1], ic.source[2] + kz * grid.n[2]};
+        if (where.contains(image)) add_source_term(ic, physics, next, vel, step, image);
+      }
 }
 
 template void apply_initial_condition<float>(const InitialCondition&, const Grid&, const Physics&, const Blocking&,
@@ -75,5 +97,9 @@ template void apply_initial_condition<double>(const InitialCondition&, const Gri
                                               Field<double>&, Field<double>&, Field<double>&);
 template void inject_source<float>(const InitialCondition&, const Physics&, Field<float>&, const Field<float>&, int);
 template void inject_source<double>(const InitialCondition&, const Physics&, Field<double>&, const Field<double>&, int);
+template void inject_source_within<float>(const InitialCondition&, const Physics&, const Grid&, Field<float>&,
+                                          const Field<float>&, int, const Box&);
+template void inject_source_within<double>(const InitialCondition&, const Physics&, const Grid&, Field<double>&,
+                                           const Field<double>&, int, const Box&);
 
 }  // namespace wave3d

@@ -43,7 +43,7 @@ template <typename T>
 double time_sweep(ScratchFields<T>& s, const Kernel<T>& kernel, const Blocking& blocking) {
   const double start = omp_get_wtime();
   if (blocking.steps > 1) {
-    sweep_levels<T>(kernel, s.prev, s.next, s.vel, s.owned, blocking.steps, blocking.effective(1, s.owned.extent(1)), {});
+    sweep_levels<T>(kernel, s.prev, s.next, s.vel, LevelBoxes::fixed(s.owned), blocking.steps, blocking.effective(1, s.owned.extent(1)), {});
   } else {
     kernel.update(s.prev, s.next, s.vel, s.owned);
     swap(s.prev, s.next);

@@ -1,5 +1,7 @@
 #include "solver/temporal_sweep.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <utility>
@@ -12,12 +14,18 @@ namespace {
 // just before, and overwrites level L-2 at a plane that level L-1 no longer reads.
 template <typename T>
 void run_piece(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
-               const Box& region, int levels, const TemporalPiece& piece,
+               const LevelBoxes& boxes, int levels, const TemporalPiece& piece,
                const std::function<void(Field<T>&, const Box&, int)>& after_level) {
   const int radius = kernel.radius();
   const std::int64_t lag = radius;
-  for (std::int64_t front = region.lo[2]; front < region.hi[2] + (levels - 1) * lag; ++front) {
+  std::int64_t first_front = boxes.at(1).lo[2], end_front = first_front;
+  for (int level = 1; level <= levels; ++level) {
+    first_front = std::min(first_front, boxes.at(level).lo[2] + (level - 1) * lag);
+    end_front = std::max(end_front, boxes.at(level).hi[2] + (level - 1) * lag);
+  }
+  for (std::int64_t front = first_front; front < end_front; ++front) {
     for (int level = 1; level <= levels; ++level) {
+      const Box region = boxes.at(level);
       const std::int64_t plane = front - (level - 1) * lag;
       if (plane < region.lo[2] || plane >= region.hi[2]) continue;
       auto [y_lo, y_hi] = piece.rows_at(level, radius);
@@ -67,34 +75,74 @@ TemporalPlan plan_temporal_tiles(std::int64_t lo, std::int64_t hi, std::int64_t 
 }
 
 template <typename T>
-void sweep_levels(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
-                  const Box& region, int levels, std::int64_t tile_rows,
-                  const std::function<void(Field<T>&, const Box&, int)>& after_level) {
-  if (levels < 1) throw std::logic_error("sweep_levels: levels must be at least 1");
-  kernel.check_fields(current, previous, vel, region);
-  if (!region.empty()) {
-    const TemporalPlan plan = plan_temporal_tiles(region.lo[1], region.hi[1], tile_rows, levels, kernel.radius());
-    const auto trapezoids = static_cast<std::int64_t>(plan.trapezoids.size());
-    const auto borders = static_cast<std::int64_t>(plan.borders.size());
+void sweep_tiles(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+                 const LevelBoxes& boxes, int levels, std::int64_t tile_rows,
+                 const std::function<void(Field<T>&, const Box&, int)>& after_level,
+                 const std::function<void()>* between_pieces) {
+  if (levels < 1) throw std::logic_error("sweep_tiles: levels must be at least 1");
+  const Box& first = boxes.first;
+  if (first.empty()) return;
+  for (int level = 1; level <= levels; ++level)
+    if (!boxes.at(level).empty()) kernel.check_fields(current, previous, vel, boxes.at(level));
+  TemporalPlan plan = plan_temporal_tiles(first.lo[1], first.hi[1], tile_rows, levels, kernel.radius());
+  // A face of the region that moves narrows the outer tile on that side like a border between tiles.
+  if (!plan.trapezoids.empty()) {
+    plan.trapezoids.front().moves_lo = plan.trapezoids.front().moves_lo || boxes.moves[1][0];
+    plan.trapezoids.back().moves_hi = plan.trapezoids.back().moves_hi || boxes.moves[1][1];
+  }
+  const auto trapezoids = static_cast<std::int64_t>(plan.trapezoids.size());
+  const auto borders = static_cast<std::int64_t>(plan.borders.size());
 #pragma omp parallel
-    {
+  {
+    const bool polls = between_pieces != nullptr && omp_get_thread_num() == 0;
 #pragma omp for schedule(static)
-      for (std::int64_t i = 0; i < trapezoids; ++i)
-        run_piece(kernel, current, previous, vel, region, levels, plan.trapezoids[i], after_level);
-      // The implicit barrier: every trapezoid is done before the borders read around it.
+    for (std::int64_t i = 0; i < trapezoids; ++i) {
+      run_piece(kernel, current, previous, vel, boxes, levels, plan.trapezoids[i], after_level);
+      if (polls) (*between_pieces)();
+    }
+    // The implicit barrier: every trapezoid is done before the borders read around it.
 #pragma omp for schedule(static)
-      for (std::int64_t i = 0; i < borders; ++i)
-        run_piece(kernel, current, previous, vel, region, levels, plan.borders[i], after_level);
+    for (std::int64_t i = 0; i < borders; ++i) {
+      run_piece(kernel, current, previous, vel, boxes, levels, plan.borders[i], after_level);
+      if (polls) (*between_pieces)();
     }
   }
-  // After an odd number of levels the newest one is in `previous`; swap as single steps would.
-  if (levels % 2 == 1) swap(current, previous);
 }
 
-template void sweep_levels<float>(const Kernel<float>&, Field<float>&, Field<float>&, const Field<float>&, const Box&,
-                                  int, std::int64_t, const std::function<void(Field<float>&, const Box&, int)>&);
-template void sweep_levels<double>(const Kernel<double>&, Field<double>&, Field<double>&, const Field<double>&,
-                                   const Box&, int, std::int64_t,
-                                   const std::function<void(Field<double>&, const Box&, int)>&);
+template <typename T>
+void sweep_shells(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+                  const LevelBoxes& outer, const LevelBoxes& inner, int levels,
+                  const std::function<void(Field<T>&, const Box&, int)>& after_level) {
+  for (int level = 1; level <= levels; ++level) {
+    const Box all = outer.at(level);
+    Field<T>& source = level % 2 == 1 ? current : previous;
+    Field<T>& target = level % 2 == 1 ? previous : current;
+    for (const Box& shell : boxes_outside(all, intersect(inner.at(level), all))) {
+      kernel.update(source, target, vel, shell);
+      if (after_level) after_level(target, shell, level);
+    }
+  }
+}
+
+template <typename T>
+void sweep_levels(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+                  const LevelBoxes& boxes, int levels, std::int64_t tile_rows,
+                  const std::function<void(Field<T>&, const Box&, int)>& after_level) {
+  if (levels < 1) throw std::logic_error("sweep_levels: levels must be at least 1");
+  sweep_tiles(kernel, current, previous, vel, boxes, levels, tile_rows, after_level);
+  swap_after_levels(current, previous, levels);
+}
+
+#define WAVE3D_TEMPORAL_SWEEP(T)                                                                              \
+  template void sweep_levels<T>(const Kernel<T>&, Field<T>&, Field<T>&, const Field<T>&, const LevelBoxes&, int,     \
+                                std::int64_t, const std::function<void(Field<T>&, const Box&, int)>&);               \
+  template void sweep_tiles<T>(const Kernel<T>&, Field<T>&, Field<T>&, const Field<T>&, const LevelBoxes&, int,      \
+                               std::int64_t, const std::function<void(Field<T>&, const Box&, int)>&,                 \
+                               const std::function<void()>*);                                                        \
+  template void sweep_shells<T>(const Kernel<T>&, Field<T>&, Field<T>&, const Field<T>&, const LevelBoxes&,          \
+                                const LevelBoxes&, int, const std::function<void(Field<T>&, const Box&, int)>&);
+WAVE3D_TEMPORAL_SWEEP(float)
+WAVE3D_TEMPORAL_SWEEP(double)
+#undef WAVE3D_TEMPORAL_SWEEP
 
 }  // namespace wave3d

@@ -13,9 +13,12 @@
 // planes a level reads from the level below are still in cache.
 //
 // Every point of every level is computed once, by the kernel, from the same inputs as a step at a
-// time would use: the result is bitwise equal to `levels` single steps. The faces of the region
-// must not change between levels (the fixed zero boundary of a subdomain without neighbours): there
-// is no halo exchange inside a sweep.
+// time would use: the result is bitwise equal to `levels` single steps. There is no halo exchange
+// inside a sweep. On a face without neighbour the region stays put (the fixed zero boundary never
+// changes). Beyond a face whose halo a neighbour fills, the halo is exchanged `levels` radii deep
+// before the sweep, and the region moves (LevelBoxes): level 1 reaches levels-1 radii into the
+// halo, each later level one radius less, the last the owned points only. The halo points are
+// computed redundantly, exactly as the neighbour computes them (deep halos, overlapped tiling).
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -42,6 +45,17 @@ struct TemporalPiece {
   }
 };
 
+// The box a sweep computes at each level: `first` at level 1, each face marked in `moves` one
+// radius further inward at every later level.
+struct LevelBoxes {
+  Box first;
+  FaceFlags moves{};
+  int radius = 0;
+
+  static LevelBoxes fixed(const Box& box) { return {box, {}, 0}; }
+  Box at(int level) const { return grown_at(first, moves, -static_cast<std::int64_t>(level - 1) * radius); }
+};
+
 struct TemporalPlan {
   std::vector<TemporalPiece> trapezoids;  // phase 1
   std::vector<TemporalPiece> borders;     // phase 2
@@ -54,13 +68,33 @@ std::int64_t min_temporal_tile_rows(int levels, int radius);
 // is merged into the one before if shorter than that) over the rows [lo, hi).
 TemporalPlan plan_temporal_tiles(std::int64_t lo, std::int64_t hi, std::int64_t tile_rows, int levels, int radius);
 
-// Advances (current, previous) by `levels` time levels over `region` in one sweep. On return the
+// Advances (current, previous) by `levels` time levels over `boxes` in one sweep. On return the
 // newest level is in `current` and the one before in `previous`, as after `levels` single steps and
 // their swaps. after_level(field, box, level) is called on the thread that computed `box` of `level`
 // into `field`, before any later level reads it (the place for a source term).
 template <typename T>
 void sweep_levels(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
-                  const Box& region, int levels, std::int64_t tile_rows,
+                  const LevelBoxes& boxes, int levels, std::int64_t tile_rows,
                   const std::function<void(Field<T>&, const Box&, int)>& after_level);
+
+// The same in two parts, for overlapping a halo exchange with computing. While the halo travels,
+// sweep_tiles computes `inner` (boxes that keep `levels` radii away from the faces the exchange
+// fills); between_pieces, if given, is called by OpenMP thread 0 between its pieces (to poll the
+// messages). Once the halo is in, sweep_shells computes the rest of `outer` one level at a time
+// (each level's boxes of outer not in inner, each over all threads). Then swap_after_levels.
+template <typename T>
+void sweep_tiles(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+                 const LevelBoxes& boxes, int levels, std::int64_t tile_rows,
+                 const std::function<void(Field<T>&, const Box&, int)>& after_level,
+                 const std::function<void()>* between_pieces = nullptr);
+template <typename T>
+void sweep_shells(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+                  const LevelBoxes& outer, const LevelBoxes& inner, int levels,
+                  const std::function<void(Field<T>&, const Box&, int)>& after_level);
+// After an odd number of levels the newest one is in `previous`: swap as single steps would.
+template <typename T>
+void swap_after_levels(Field<T>& current, Field<T>& previous, int levels) {
+  if (levels % 2 == 1) swap(current, previous);
+}
 
 }  // namespace wave3d

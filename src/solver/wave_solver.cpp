@@ -5,7 +5,6 @@
 #include "field/first_touch.hpp"
 #include "field/memory_placement.hpp"
 #include "init/initial_condition.hpp"
-#include "solver/temporal_sweep.hpp"
 #include "stencil/coefficients.hpp"
 
 namespace wave3d {
@@ -22,13 +21,31 @@ KernelVariant kernel_variant(KernelChoice choice) {
   return KernelVariant::blocked;
 }
 
+namespace {
+
+bool any_face(const FaceFlags& faces) {
+  for (const auto& axis : faces)
+    if (axis[0] || axis[1]) return true;
+  return false;
+}
+
+// The halo a sweep of blocking.steps levels reads beyond faces with neighbours: steps radii deep.
+int halo_width_for(const RunConfig& config, const FaceFlags& halo_faces) {
+  return config.blocking.steps > 1 && any_face(halo_faces) ? config.blocking.steps * config.grid.radius
+                                                           : config.grid.radius;
+}
+
+}  // namespace
+
 template <typename T>
-WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<bool, 3> halo_in_flight)
+WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<bool, 3> halo_in_flight,
+                          const FaceFlags& halo_faces)
     : config_(config),
       regions_(update_regions(config.grid, owned, halo_in_flight)),
-      prev_(owned, config.grid.radius),
-      next_(owned, config.grid.radius),
-      vel_(owned, config.grid.radius),
+      halo_faces_(halo_faces),
+      prev_(owned, halo_width_for(config, halo_faces)),
+      next_(owned, halo_width_for(config, halo_faces)),
+      vel_(owned, halo_width_for(config, halo_faces)),
       kernel_(second_derivative_weights(config.grid.radius), config.blocking, kernel_variant(config.kernel)) {
   // The policy must be set before the first write: Linux places a page when it is first touched.
   std::optional<HwlocTopology> topology;
@@ -73,12 +90,41 @@ void WaveSolver<T>::step(const HaloUpdate& update_halo) {
 }
 
 template <typename T>
-void WaveSolver<T>::sweep(int steps) {
-  const std::function<void(Field<T>&, const Box&, int)> add_source = [&](Field<T>& level, const Box& box, int n) {
-    if (box.contains(config_.initial.source)) inject_source(config_.initial, config_.physics, level, vel_, steps_done_ + n);
+LevelBoxes WaveSolver<T>::swept_boxes(int steps) const {
+  const int r = config_.grid.radius;
+  return {grown_at(regions_.update, halo_faces_, static_cast<std::int64_t>(steps - 1) * r), halo_faces_, r};
+}
+
+template <typename T>
+LevelBoxes WaveSolver<T>::inside_boxes() const {
+  const int r = config_.grid.radius;
+  return {grown_at(regions_.update, halo_faces_, -r), halo_faces_, r};
+}
+
+template <typename T>
+std::function<void(Field<T>&, const Box&, int)> WaveSolver<T>::source_term() const {
+  return [this](Field<T>& level, const Box& box, int n) {
+    inject_source_within(config_.initial, config_.physics, config_.grid, level, vel_, steps_done_ + n, box);
   };
+}
+
+template <typename T>
+void WaveSolver<T>::sweep(int steps) {
   const std::int64_t tile_rows = config_.blocking.effective(1, regions_.update.extent(1));
-  sweep_levels(kernel_, prev_, next_, vel_, regions_.update, steps, tile_rows, add_source);
+  sweep_levels(kernel_, prev_, next_, vel_, swept_boxes(steps), steps, tile_rows, source_term());
+  steps_done_ += steps;
+}
+
+template <typename T>
+void WaveSolver<T>::sweep_inside(int steps, const std::function<void()>* between_pieces) {
+  const std::int64_t tile_rows = config_.blocking.effective(1, regions_.update.extent(1));
+  sweep_tiles(kernel_, prev_, next_, vel_, inside_boxes(), steps, tile_rows, source_term(), between_pieces);
+}
+
+template <typename T>
+void WaveSolver<T>::sweep_rest(int steps) {
+  sweep_shells(kernel_, prev_, next_, vel_, swept_boxes(steps), inside_boxes(), steps, source_term());
+  swap_after_levels(prev_, next_, steps);
   steps_done_ += steps;
 }
 

@@ -13,6 +13,7 @@
 #include "config/run_config.hpp"
 #include "field/field.hpp"
 #include "field/page_locations.hpp"
+#include "solver/temporal_sweep.hpp"
 #include "solver/update_regions.hpp"
 #include "stencil/kernel.hpp"
 #include "verify/exact_mode.hpp"
@@ -30,8 +31,11 @@ class WaveSolver {
 
   // Allocates and initialises the fields of the subdomain `owned` (global indices). halo_in_flight:
   // the axes along which ghost cells may still be arriving while the interior is computed; the
-  // interior keeps R points away from those faces only.
-  WaveSolver(const RunConfig& config, const Box& owned, std::array<bool, 3> halo_in_flight = {true, true, true});
+  // interior keeps R points away from those faces only. halo_faces: the faces whose halo a
+  // neighbour fills, beyond which a sweep of several levels computes (see sweep()); with
+  // blocking.steps = T > 1 and any such face, the halo is T radii deep.
+  WaveSolver(const RunConfig& config, const Box& owned, std::array<bool, 3> halo_in_flight = {true, true, true},
+             const FaceFlags& halo_faces = {});
 
   // The points of the owned box this rank updates each step (owned minus any fixed boundary layer).
   const Box& update_region() const { return regions_.update; }
@@ -52,9 +56,19 @@ class WaveSolver {
   void step(const HaloUpdate& update_halo);
 
   // `steps` time steps in one temporally blocked sweep (solver/temporal_sweep.hpp), source term
-  // included, bitwise equal to as many step() calls. Only for a subdomain whose halo never changes
-  // (zero boundary, no neighbours): there is no halo update inside the sweep.
+  // included, bitwise equal to as many step() calls. Beyond the halo faces, the halo of the current
+  // level must be current `steps` radii deep and that of the previous level steps - 1 radii deep
+  // (the caller exchanges halo_field() and older_halo_field() before), and the velocity's halo as
+  // deep as the fields'; level 1 is computed steps - 1 radii into that halo, each later level one
+  // radius less.
   void sweep(int steps);
+  // The same in two parts around a halo exchange in flight: first the points whose levels need no
+  // halo cell (between_pieces: see sweep_tiles), then, once the halo is in, the rest.
+  void sweep_inside(int steps, const std::function<void()>* between_pieces = nullptr);
+  void sweep_rest(int steps);
+  Field<T>& older_halo_field() { return next_; }
+  Field<T>& velocity_halo_field() { return vel_; }
+  int halo_width() const { return prev_.halo(); }
 
   // Continuing from a checkpoint: `load` overwrites (at least the owned points of) the current and
   // the previous time level, and the solver carries on from time level `steps_done`. The halo of the
@@ -76,8 +90,13 @@ class WaveSolver {
   std::vector<PageHistogram> page_histograms() const;
 
  private:
+  LevelBoxes swept_boxes(int steps) const;  // what sweep() computes at each level
+  LevelBoxes inside_boxes() const;           // what sweep_inside() computes
+  std::function<void(Field<T>&, const Box&, int)> source_term() const;
+
   const RunConfig& config_;
   UpdateRegions regions_;
+  FaceFlags halo_faces_;
   Field<T> prev_, next_, vel_;
   Kernel<T> kernel_;
   int steps_done_ = 0;

@@ -18,14 +18,19 @@ void fill_random(Field<T>& f, unsigned seed) {
       for (auto x = b.lo[0]; x < b.hi[0]; ++x) f.at(x, y, z) = static_cast<T>(dist(gen));
 }
 
-// Whether a and b (of one layout) hold the same bits at every point, halo included.
+// Whether a and b (of one layout) hold the same bits at every point of box (by default, the whole
+// field, halo included).
 template <typename T>
-bool bitwise_equal(const Field<T>& a, const Field<T>& b) {
-  const Box box = a.with_halo();
+bool bitwise_equal(const Field<T>& a, const Field<T>& b, const Box& box) {
   for (auto z = box.lo[2]; z < box.hi[2]; ++z)
     for (auto y = box.lo[1]; y < box.hi[1]; ++y)
       if (std::memcmp(&a.at(box.lo[0], y, z), &b.at(box.lo[0], y, z), sizeof(T) * box.extent(0)) != 0) return false;
   return true;
+}
+
+template <typename T>
+bool bitwise_equal(const Field<T>& a, const Field<T>& b) {
+  return bitwise_equal(a, b, a.with_halo());
 }
 
 }  // namespace wave3d::test_support

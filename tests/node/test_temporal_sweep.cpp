@@ -39,7 +39,7 @@ void check_sweep_equals_steps(KernelVariant variant, int radius, int levels, std
     kernel.update(cur_a, prev_a, vel, region);
     swap(cur_a, prev_a);
   }
-  sweep_levels<T>(kernel, cur_b, prev_b, vel, region, levels, tile_rows, {});
+  sweep_levels<T>(kernel, cur_b, prev_b, vel, LevelBoxes::fixed(region), levels, tile_rows, {});
   EXPECT_TRUE(bitwise_equal(cur_a, cur_b) && bitwise_equal(prev_a, prev_b))
       << to_string(variant) << " R=" << radius << " levels=" << levels << " tile rows " << tile_rows << " threads "
       << threads << " precision " << sizeof(T) * 8;
@@ -119,6 +119,62 @@ TEST(TemporalSweep, SolverSweepsWithTheSourceEqualSingleSteps) {
   EXPECT_TRUE(bitwise_equal(stepped.previous(), swept.previous()));
   // The source really fired: the field is no longer zero.
   EXPECT_NE(stepped.current().at(15, 13, 12), 0.0f);
+}
+
+// The halo of a subdomain that is the whole periodic grid, filled `width` deep from the far side
+// (faces, edges and corners): what the deep halo exchange does on one rank.
+template <typename T>
+void fill_periodic_halo(Field<T>& f, const Index3& n, int width) {
+  const Box& owned = f.owned();
+  const Box all = owned.grown(width);
+  const auto wrap = [](std::int64_t i, std::int64_t m) { return ((i % m) + m) % m; };
+  for (std::int64_t z = all.lo[2]; z < all.hi[2]; ++z)
+    for (std::int64_t y = all.lo[1]; y < all.hi[1]; ++y)
+      for (std::int64_t x = all.lo[0]; x < all.hi[0]; ++x)
+        if (!owned.contains({x, y, z})) f.at(x, y, z) = f.at(wrap(x, n[0]), wrap(y, n[1]), wrap(z, n[2]));
+}
+
+// Periodic grid, every face's halo filled by "a neighbour": sweeps reach into the halo and add the
+// source at its periodic images there. Whole sweeps, and inside + rest as overlap mode runs them.
+void check_periodic_sweeps(int levels, bool in_two_parts) {
+  omp_set_num_threads(2);
+  RunConfig c = ricker_config();
+  c.grid.boundary = Boundary::periodic;
+  c.initial.source = {1, 27, 25};  // near three faces: its images lie in the halo
+  c.blocking.steps = levels;
+  const FaceFlags all_faces{{{true, true}, {true, true}, {true, true}}};
+  WaveSolver<float> stepped(c, c.grid.whole(), {true, true, true}, all_faces);
+  WaveSolver<float> swept(c, c.grid.whole(), {true, true, true}, all_faces);
+  ASSERT_EQ(swept.halo_width(), levels * c.grid.radius);
+  fill_periodic_halo(swept.velocity_halo_field(), c.grid.n, swept.halo_width());
+  const auto periodic_halo = [&](Field<float>& f) { fill_periodic_halo(f, c.grid.n, c.grid.radius); };
+  int done = 0;
+  for (int sweep : {levels, 1, levels}) {
+    for (int s = 0; s < sweep; ++s) stepped.step(periodic_halo);
+    fill_periodic_halo(swept.halo_field(), c.grid.n, sweep * c.grid.radius);
+    fill_periodic_halo(swept.older_halo_field(), c.grid.n, (sweep - 1) * c.grid.radius);
+    if (in_two_parts) {
+      swept.sweep_inside(sweep);
+      swept.sweep_rest(sweep);
+    } else {
+      swept.sweep(sweep);
+    }
+    done += sweep;
+    ASSERT_EQ(swept.steps_done(), done);
+    const Box owned = c.grid.whole();
+    EXPECT_TRUE(bitwise_equal(stepped.current(), swept.current(), owned) &&
+                bitwise_equal(stepped.previous(), swept.previous(), owned))
+        << "levels " << levels << (in_two_parts ? " inside + rest" : " whole") << " after " << done << " steps";
+  }
+  EXPECT_NE(stepped.current().at(1, 27, 25), 0.0f);
+}
+
+TEST(TemporalSweep, PeriodicDeepHaloSweepsEqualSingleSteps) {
+  for (int levels : {2, 3, 4}) check_periodic_sweeps(levels, false);
+}
+
+TEST(TemporalSweep, InsideThenRestEqualsSingleSteps) {
+  for (int levels : {2, 3, 4}) check_periodic_sweeps(levels, true);
 }
 
 }  // namespace
