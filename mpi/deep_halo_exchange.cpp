@@ -64,6 +64,7 @@ struct RowCopy {
 // Runs every copy, rows shared out over the OpenMP threads; the copies touch disjoint memory.
 template <typename T>
 void run_copies(const std::vector<RowCopy<T>>& copies, bool into_field) {
+  if (copies.empty()) return;  // no parallel region for nothing
 #pragma omp parallel
   for (const RowCopy<T>& c : copies) {
     const std::int64_t nx = c.box.extent(0), ny = c.box.extent(1);

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <array>
+#include <optional>
 
 #include "config/enum_names.hpp"
 #include "mpi/collective.hpp"
@@ -15,7 +17,8 @@
 namespace wave3d::app {
 namespace {
 
-TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box& owned, bool tune_steps) {
+TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box& owned, bool tune_steps,
+                  int max_steps) {
   TuningKey key;
   key.machine = fmt::format("{} ({} hardware threads)", machine.cpu_model.value_or("unknown CPU"), machine.pus);
   key.threads = omp_get_max_threads();
@@ -25,6 +28,7 @@ TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box
   key.subdomain = owned.extents();
   key.size = config.tune.size;
   key.steps = tune_steps;
+  key.sweep_steps = tune_steps ? max_steps : config.blocking.steps;
   return key;
 }
 
@@ -50,12 +54,40 @@ std::optional<Blocking> cached_on_all(MPI_Comm comm, const std::optional<std::fi
 
 }  // namespace
 
-std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, int ranks) {
-  if (ranks > 1)
-    return fmt::format("on {} ranks every step needs a halo exchange, and deep halos (blocking.steps x {} points, "
-                       "exchanged every blocking.steps steps) are not built yet",
-                       ranks, config.grid.radius);
-  if (config.grid.boundary == Boundary::periodic) return "periodic boundaries refresh the halo from the far side every step";
+namespace {
+
+// The thinnest subdomain along each axis whose faces have neighbours; nullopt for the others.
+std::array<std::optional<std::int64_t>, 3> thinnest_with_neighbours(const RunConfig& config,
+                                                                    const mpi::Decomposition& decomposition) {
+  std::array<std::optional<std::int64_t>, 3> thinnest;
+  for (int a = 0; a < 3; ++a) {
+    if (decomposition.dims[a] == 1 && config.grid.boundary != Boundary::periodic) continue;
+    for (const Box& box : decomposition.boxes)
+      thinnest[a] = std::min(thinnest[a].value_or(box.extent(a)), box.extent(a));
+  }
+  return thinnest;
+}
+
+}  // namespace
+
+int max_steps_per_sweep(const RunConfig& config, const mpi::Decomposition& decomposition) {
+  std::int64_t most = kMaxStepsPerSweep;
+  for (const auto& thinnest : thinnest_with_neighbours(config, decomposition))
+    if (thinnest) most = std::min(most, *thinnest / config.grid.radius);
+  return static_cast<int>(std::max<std::int64_t>(1, most));
+}
+
+std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, const mpi::Decomposition& decomposition) {
+  const int wanted = config.tune.steps ? 2 : config.blocking.steps;
+  if (wanted <= 1) return std::nullopt;
+  const auto thinnest = thinnest_with_neighbours(config, decomposition);
+  for (int a = 0; a < 3; ++a) {
+    const std::int64_t deep = static_cast<std::int64_t>(wanted) * config.grid.radius;
+    if (thinnest[a] && *thinnest[a] < deep)
+      return fmt::format("the thinnest subdomain along {} holds {} points, fewer than the deep halo a sweep of {} "
+                         "steps exchanges ({} x R = {} points)",
+                         "xyz"[a], *thinnest[a], wanted, wanted, deep);
+  }
   return std::nullopt;
 }
 
@@ -80,11 +112,11 @@ nlohmann::json TunedBlocking::to_json() const {
 }
 
 template <typename T>
-TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& owned, bool temporal_applies,
+TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& owned, int max_steps,
                            const TuningBudget& budget, bool measure_anyway) {
   TunedBlocking out;
   out.blocking = config.blocking;
-  const bool tune_steps = config.tune.steps && temporal_applies;
+  const bool tune_steps = config.tune.steps && max_steps > 1;
   if (!config.tune.size && !tune_steps) {
     out.source = "given";
     return out;
@@ -92,7 +124,7 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   const std::optional<std::filesystem::path> file = tuning_cache_path(config.tune.cache);
   if (file) out.cache_file = file->string();
   const MachineInfo machine = collect_machine_info();
-  const TuningKey key = key_for(config, machine, owned, tune_steps);
+  const TuningKey key = key_for(config, machine, owned, tune_steps, max_steps);
   if (!measure_anyway) {
     if (const auto cached = cached_on_all(comm, file, key)) {
       out.blocking = *cached;
@@ -107,7 +139,7 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   Index3 agreed{};
   for (int a = 0; a < 3; ++a) agreed[a] = static_cast<std::int64_t>(mpi::allreduce_max(comm, static_cast<double>(owned.extent(a))));
   out.measured = mpi::collectively(comm, [&] {
-    return tune_blocking<T>(config, owned, agreed, config.tune.size, tune_steps, temporal_applies, sized,
+    return tune_blocking<T>(config, owned, agreed, config.tune.size, tune_steps, max_steps, sized,
                             [&](double seconds) { return mpi::allreduce_max(comm, seconds); });
   });
   out.blocking = out.measured.blocking;
@@ -122,7 +154,7 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   return out;
 }
 
-template TunedBlocking tune_for_run<float>(const RunConfig&, MPI_Comm, const Box&, bool, const TuningBudget&, bool);
-template TunedBlocking tune_for_run<double>(const RunConfig&, MPI_Comm, const Box&, bool, const TuningBudget&, bool);
+template TunedBlocking tune_for_run<float>(const RunConfig&, MPI_Comm, const Box&, int, const TuningBudget&, bool);
+template TunedBlocking tune_for_run<double>(const RunConfig&, MPI_Comm, const Box&, int, const TuningBudget&, bool);
 
 }  // namespace wave3d::app

@@ -11,6 +11,7 @@
 
 #include "config/run_config.hpp"
 #include "geometry/box.hpp"
+#include "mpi/decomposition.hpp"
 #include "solver/block_tuner.hpp"
 
 namespace wave3d::app {
@@ -26,15 +27,20 @@ struct TunedBlocking {
   nlohmann::json to_json() const;
 };
 
-// Why a run of `config` on `ranks` ranks cannot sweep several time steps at once (temporal blocking),
-// or nullopt when it can.
-std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, int ranks);
+// The most time steps one sweep can take for `config` on `decomposition`: along every axis whose
+// faces have neighbours (cut between ranks, or periodic), the thinnest subdomain must hold the deep
+// halo of steps x R points, since halos come from the immediate neighbours only.
+int max_steps_per_sweep(const RunConfig& config, const mpi::Decomposition& decomposition);
+
+// Why a run of `config` on `decomposition` cannot sweep blocking.steps time steps at once (for
+// "auto", 2), or nullopt when it can.
+std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, const mpi::Decomposition& decomposition);
 
 // The blocking `config` asks for on the subdomain `owned` (this rank's), tuned where it says "auto".
-// temporal_applies: whether the run can sweep several steps at once (else steps stay 1).
+// max_steps: the most time steps one sweep of the run can take (1: steps stay 1).
 // measure_anyway: ignore the cache (wave3d tune), but still update it.
 template <typename T>
-TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& owned, bool temporal_applies,
+TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& owned, int max_steps,
                            const TuningBudget& budget, bool measure_anyway = false);
 
 }  // namespace wave3d::app

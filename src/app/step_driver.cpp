@@ -7,39 +7,67 @@
 namespace wave3d::app {
 
 template <typename T>
-StepDriver<T>::StepDriver(const ParallelSettings& parallel, WaveSolver<T>& solver, mpi::HaloExchange<T>& halo,
-                          mpi::ProgressThread* progress_thread)
-    : parallel_(parallel), solver_(solver), halo_(halo), progress_thread_(progress_thread) {
+StepDriver<T>::StepDriver(const ParallelSettings& parallel, WaveSolver<T>& solver, mpi::HaloExchange<T>* halo,
+                          mpi::DeepHaloExchange<T>* deep, mpi::ProgressThread* progress_thread)
+    : parallel_(parallel), solver_(solver), halo_(halo), deep_(deep), progress_thread_(progress_thread) {
   if (parallel.progress == ProgressEngine::thread && progress_thread == nullptr)
     throw std::logic_error("StepDriver: progress = thread needs a progress thread");
   // Thread 0 is the thread that initialised MPI, so polling from it is allowed at any thread level.
   poll_between_blocks_ = [this] {
     if (messages_done_) return;
-    messages_done_ = halo_.test();
+    messages_done_ = test_messages_();
     if (messages_done_) polled_done_after_ = omp_get_wtime() - posted_at_;
   };
+  // The velocity never changes: its halo is exchanged once, as deep as any sweep reads it.
+  if (deep_ != nullptr) deep_->exchange({{&solver_.velocity_halo_field(), solver_.halo_width()}});
 }
 
 template <typename T>
 StepPhaseTimes StepDriver<T>::step() {
+  if (halo_ == nullptr) throw std::logic_error("StepDriver::step: built without a halo exchange for single steps");
   StepPhaseTimes t = parallel_.halo == HaloMode::bulk ? bulk_step() : overlap_step();
   solver_.advance();
   return t;
 }
 
 template <typename T>
-void StepDriver<T>::record_halo_times(StepPhaseTimes& t) const {
-  const mpi::HaloTimes h = halo_.last_times();
+StepPhaseTimes StepDriver<T>::sweep(int steps) {
+  if (deep_ == nullptr) throw std::logic_error("StepDriver::sweep: built without a deep halo exchange");
+  return parallel_.halo == HaloMode::bulk ? bulk_sweep(steps) : overlap_sweep(steps);
+}
+
+template <typename T>
+void StepDriver<T>::record_halo_times(StepPhaseTimes& t, const mpi::HaloTimes& h) {
   t.pack = h.pack;
   t.wait = h.wait;
   t.unpack = h.unpack;
 }
 
 template <typename T>
+const std::function<void()>* StepDriver<T>::start_progress(std::function<bool()> test) {
+  test_messages_ = std::move(test);
+  posted_at_ = omp_get_wtime();
+  if (parallel_.progress == ProgressEngine::thread) {
+    progress_thread_->start(test_messages_);
+  } else if (parallel_.progress == ProgressEngine::poll) {
+    messages_done_ = false;
+    polled_done_after_.reset();
+    return &poll_between_blocks_;
+  }
+  return nullptr;
+}
+
+template <typename T>
+void StepDriver<T>::stop_progress(StepPhaseTimes& t) {
+  if (parallel_.progress == ProgressEngine::thread) t.messages_done_after = progress_thread_->stop();
+  if (parallel_.progress == ProgressEngine::poll) t.messages_done_after = polled_done_after_;
+}
+
+template <typename T>
 StepPhaseTimes StepDriver<T>::bulk_step() {
   StepPhaseTimes t;
-  halo_.exchange(solver_.halo_field());
-  record_halo_times(t);
+  halo_->exchange(solver_.halo_field());
+  record_halo_times(t, halo_->last_times());
   region_done(counters::Region::halo);
   const double c0 = omp_get_wtime();
   solver_.compute(solver_.update_region());
@@ -51,30 +79,66 @@ StepPhaseTimes StepDriver<T>::bulk_step() {
 template <typename T>
 StepPhaseTimes StepDriver<T>::overlap_step() {
   StepPhaseTimes t;
-  halo_.start(solver_.halo_field());
+  halo_->start(solver_.halo_field());
   region_done(counters::Region::halo);
-  posted_at_ = omp_get_wtime();
-
-  const std::function<void()>* hook = nullptr;
-  if (parallel_.progress == ProgressEngine::thread) {
-    progress_thread_->start([this] { return halo_.test(); });
-  } else if (parallel_.progress == ProgressEngine::poll) {
-    messages_done_ = false;
-    polled_done_after_.reset();
-    hook = &poll_between_blocks_;
-  }
+  const std::function<void()>* hook = start_progress([this] { return halo_->test(); });
   solver_.compute(solver_.interior_region(), hook);
   t.interior = omp_get_wtime() - posted_at_;
-  if (parallel_.progress == ProgressEngine::thread) t.messages_done_after = progress_thread_->stop();
-  if (parallel_.progress == ProgressEngine::poll) t.messages_done_after = polled_done_after_;
+  stop_progress(t);
   region_done(counters::Region::compute);
 
-  halo_.finish(solver_.halo_field());
-  record_halo_times(t);
+  halo_->finish(solver_.halo_field());
+  record_halo_times(t, halo_->last_times());
   region_done(counters::Region::halo);
 
   const double s0 = omp_get_wtime();
   for (const Box& shell : solver_.shell_regions()) solver_.compute(shell);
+  t.shell = omp_get_wtime() - s0;
+  region_done(counters::Region::compute);
+  return t;
+}
+
+// The current level `steps` radii deep, the previous one a radius less (level 1 reads it only at
+// the points it computes); nothing for a subdomain without neighbours, whose fields have no deep halo.
+template <typename T>
+std::vector<typename mpi::DeepHaloExchange<T>::Slab> StepDriver<T>::sweep_slabs(int steps) {
+  bool neighbours = false;
+  for (const auto& axis : deep_->faces_with_neighbours()) neighbours = neighbours || axis[0] || axis[1];
+  if (!neighbours) return {};
+  const int r = solver_.kernel().radius();
+  return {{&solver_.halo_field(), steps * r}, {&solver_.older_halo_field(), (steps - 1) * r}};
+}
+
+template <typename T>
+StepPhaseTimes StepDriver<T>::bulk_sweep(int steps) {
+  StepPhaseTimes t;
+  deep_->exchange(sweep_slabs(steps));
+  record_halo_times(t, deep_->last_times());
+  region_done(counters::Region::halo);
+  const double c0 = omp_get_wtime();
+  solver_.sweep(steps);
+  t.interior = omp_get_wtime() - c0;
+  region_done(counters::Region::compute);
+  return t;
+}
+
+template <typename T>
+StepPhaseTimes StepDriver<T>::overlap_sweep(int steps) {
+  StepPhaseTimes t;
+  deep_->start(sweep_slabs(steps));
+  region_done(counters::Region::halo);
+  const std::function<void()>* hook = start_progress([this] { return deep_->test(); });
+  solver_.sweep_inside(steps, hook);
+  t.interior = omp_get_wtime() - posted_at_;
+  stop_progress(t);
+  region_done(counters::Region::compute);
+
+  deep_->finish();
+  record_halo_times(t, deep_->last_times());
+  region_done(counters::Region::halo);
+
+  const double s0 = omp_get_wtime();
+  solver_.sweep_rest(steps);
   t.shell = omp_get_wtime() - s0;
   region_done(counters::Region::compute);
   return t;

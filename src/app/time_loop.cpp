@@ -19,6 +19,7 @@
 #include "mpi/cartesian.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/decomposition.hpp"
+#include "mpi/deep_halo_exchange.hpp"
 #include "mpi/environment.hpp"
 #include "mpi/halo_exchange.hpp"
 #include "mpi/progress_thread.hpp"
@@ -169,24 +170,38 @@ RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldI
 
   // blocking.size / blocking.steps = "auto": measured (or read from the cache) before the fields exist,
   // since their first touch follows the blocks.
-  const std::optional<std::string> obstacle = temporal_blocking_obstacle(config, mpi::size_of(comm));
+  const std::optional<std::string> obstacle = temporal_blocking_obstacle(config, decomposition);
   TuningBudget budget;
   budget.run_point_updates = static_cast<double>(intersect(cart->owned(), config.grid.updated()).volume()) * config.steps;
-  out.tuning = tune_for_run<T>(config, comm, cart->owned(), !obstacle.has_value(), budget);
+  out.tuning = tune_for_run<T>(config, comm, cart->owned(), obstacle ? 1 : max_steps_per_sweep(config, decomposition),
+                               budget);
   tuned_config.blocking = out.tuning.blocking;
   if (obstacle) tuned_config.blocking.steps = 1;  // the fields are placed for the sweeps that will run
 
   out.rss_before_fields = current_rss_bytes();
   reset_peak_rss();
   std::optional<WaveSolver<T>> solver;
+  // One step per sweep exchanges an R-deep halo every step; several (temporal blocking) exchange
+  // both time levels blocking.steps x R deep once per sweep.
+  const bool sweeping = config.blocking.steps > 1;
   std::optional<mpi::HaloExchange<T>> halo;
+  std::optional<mpi::DeepHaloExchange<T>> deep_halo;
   std::optional<mpi::ProgressThread> progress_thread;
   mpi::collectively(comm, [&] {
-    halo.emplace(*cart, cart->owned(), config.grid.radius);
-    solver.emplace(config, cart->owned(), halo->remote_axes());
+    if (sweeping) {
+      deep_halo.emplace(*cart, cart->owned(), config.blocking.steps * config.grid.radius);
+      const FaceFlags& faces = deep_halo->faces_with_neighbours();
+      solver.emplace(config, cart->owned(),
+                     std::array<bool, 3>{faces[0][0] || faces[0][1], faces[1][0] || faces[1][1], faces[2][0] || faces[2][1]},
+                     faces);
+    } else {
+      halo.emplace(*cart, cart->owned(), config.grid.radius);
+      solver.emplace(config, cart->owned(), halo->remote_axes());
+    }
     if (config.parallel.progress == ProgressEngine::thread) progress_thread.emplace(config.parallel.progress_core);
   });
-  StepDriver<T> driver(config.parallel, *solver, *halo, progress_thread ? &*progress_thread : nullptr);
+  StepDriver<T> driver(config.parallel, *solver, halo ? &*halo : nullptr, deep_halo ? &*deep_halo : nullptr,
+                       progress_thread ? &*progress_thread : nullptr);
   // A restart leaves the solver at the checkpoint's step; the loop runs the steps from there.
   FieldIoSchedule<T> field_io(config, comm, field_io_context, *solver);
   const int first_step = solver->steps_done();
@@ -207,8 +222,13 @@ RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldI
   out.steps_per_sweep = sweeps.steps;
   out.sweep_notice = sweeps.notice;
   out.process_grid = decomposition.dims;
-  out.halo_bytes_per_step = static_cast<std::uint64_t>(
-      mpi::allreduce_sum(comm, static_cast<double>(halo->bytes_per_exchange())));
+  // With sweeps: one full sweep's deep exchange, spread over its steps.
+  const double my_halo_bytes_per_step =
+      sweeping ? static_cast<double>(deep_halo->bytes_for({sweeps.steps * config.grid.radius,
+                                                           (sweeps.steps - 1) * config.grid.radius})) /
+                     sweeps.steps
+               : static_cast<double>(halo->bytes_per_exchange());
+  out.halo_bytes_per_step = static_cast<std::uint64_t>(mpi::allreduce_sum(comm, my_halo_bytes_per_step));
 
   if (before_loop)
     before_loop(LoopSetup{progress_thread ? &*progress_thread : nullptr,
@@ -227,24 +247,18 @@ RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldI
     for (int k = 1; k <= steps; ++k) fail_if_asked(config, rank, first_step + s + k);
     counters.begin_step();
     const double t0 = omp_get_wtime();
-    double sweep_share = 0;  // each step's share of a multi-step sweep's compute time
-    if (steps == 1) {
-      const StepPhaseTimes phases = driver.step();
-      times.record(s, pack, phases.pack);
-      times.record(s, wait, phases.wait);
-      times.record(s, unpack, phases.unpack);
-      times.record(s, interior, phases.interior);
-      times.record(s, shell, phases.shell);
-      if (phases.messages_done_after) times.record(s, hidden, *phases.messages_done_after);
-    } else {
-      // One sweep computes all its steps at once: each gets an equal share of its time.
-      solver->sweep(steps);
-      sweep_share = (omp_get_wtime() - t0) / steps;
-      for (int k = 0; k < steps; ++k) {
-        times.record(s + k, interior, sweep_share);
-        times.record(s + k, total, sweep_share);
-      }
+    // A sweep computes all its steps at once: each gets an equal share of every phase.
+    const StepPhaseTimes phases = sweeping ? driver.sweep(steps) : driver.step();
+    const double sweep_share = (omp_get_wtime() - t0) / steps;
+    for (int k = 0; k < steps; ++k) {
+      times.record(s + k, pack, phases.pack / steps);
+      times.record(s + k, wait, phases.wait / steps);
+      times.record(s + k, unpack, phases.unpack / steps);
+      times.record(s + k, interior, phases.interior / steps);
+      times.record(s + k, shell, phases.shell / steps);
+      if (k + 1 < steps) times.record(s + k, total, sweep_share);
     }
+    if (phases.messages_done_after) times.record(s, hidden, *phases.messages_done_after);
     const int last = s + steps - 1;  // the entry of steps.csv that gets the check and the I/O
     const int done = solver->steps_done();
     if (done % config.check_every == 0 || done == config.steps) {

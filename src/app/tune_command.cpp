@@ -40,21 +40,21 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
                           config.grid.radius);
   });
   const Box owned = d.box_of(rank);
-  const bool temporal = !temporal_blocking_obstacle(config, ranks).has_value();
+  const std::optional<std::string> obstacle = temporal_blocking_obstacle(config, d);
+  const int max_steps = obstacle ? 1 : max_steps_per_sweep(config, d);
   TuningBudget budget;
   budget.fraction = 0;
   budget.floor_seconds = o.seconds;
   budget.cap_seconds = o.seconds;
   const TunedBlocking tuned = config.precision == Precision::single
-                                  ? tune_for_run<float>(config, comm, owned, temporal, budget, true)
-                                  : tune_for_run<double>(config, comm, owned, temporal, budget, true);
+                                  ? tune_for_run<float>(config, comm, owned, max_steps, budget, true)
+                                  : tune_for_run<double>(config, comm, owned, max_steps, budget, true);
   if (rank != 0) return 0;
   fmt::print("wave3d tune: {} rank(s) x {} thread(s), subdomain {} x {} x {} (rank 0), kernel {}, R = {}, {} "
              "precision\n",
              ranks, omp_get_max_threads(), owned.extent(0), owned.extent(1), owned.extent(2),
              to_string(kernel_variant(config.kernel)), config.grid.radius, enum_name(config.precision));
-  if (config.tune.steps && !temporal)
-    fmt::print("  blocking.steps: 1 (temporal blocking applies to one rank with zero boundaries only)\n");
+  if (config.tune.steps && obstacle) fmt::print("  blocking.steps: 1 ({})\n", *obstacle);
   fmt::print("  {}\n", tuned.summary_line());
   for (const TuningMeasurement& m : tuned.measured.measured)
     fmt::print("  [{}, {}, {}] x {} step{} per sweep: {:9.1f} MPoints/s (slowest rank){}\n", m.blocking.size[0],

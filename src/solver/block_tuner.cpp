@@ -71,20 +71,20 @@ std::vector<Index3> block_size_candidates(const Index3& extent, const Index3& fi
   return candidates;
 }
 
-std::vector<int> sweep_step_candidates(int radius, std::int64_t rows) {
+std::vector<int> sweep_step_candidates(int radius, std::int64_t rows, int max_steps) {
   std::vector<int> steps{1};
   for (int t : {2, 3, 4, 6, 8})
-    if (min_temporal_tile_rows(t, radius) <= rows) steps.push_back(t);
+    if (t <= max_steps && min_temporal_tile_rows(t, radius) <= rows) steps.push_back(t);
   return steps;
 }
 
 template <typename T>
 TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Index3& agreed_extent, bool tune_size,
-                            bool tune_steps,
-                            bool temporal_applies, const TuningBudget& budget,
+                            bool tune_steps, int max_steps, const TuningBudget& budget,
                             const std::function<double(double)>& slowest) {
   TuningOutcome out;
   out.blocking = config.blocking;
+  const bool temporal_applies = max_steps > 1;
   if (!tune_size && !(tune_steps && temporal_applies)) return out;
   const double plane_bytes = 3.0 * sizeof(T) * static_cast<double>(owned.extent(0) * owned.extent(1));
   const auto planes = std::max(kScratchPlanes, static_cast<std::int64_t>(std::ceil(budget.scratch_bytes / plane_bytes)));
@@ -131,7 +131,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   }
   if (tune_steps && temporal_applies) {
     const Blocking sized = out.blocking;
-    for (int t : sweep_step_candidates(config.grid.radius, agreed_extent[1])) {
+    for (int t : sweep_step_candidates(config.grid.radius, agreed_extent[1], max_steps)) {
       if (t == 1) continue;  // measured above
       Blocking candidate = sized;
       candidate.steps = t;
@@ -141,9 +141,9 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   return out;
 }
 
-template TuningOutcome tune_blocking<float>(const RunConfig&, const Box&, const Index3&, bool, bool, bool, const TuningBudget&,
+template TuningOutcome tune_blocking<float>(const RunConfig&, const Box&, const Index3&, bool, bool, int, const TuningBudget&,
                                             const std::function<double(double)>&);
-template TuningOutcome tune_blocking<double>(const RunConfig&, const Box&, const Index3&, bool, bool, bool, const TuningBudget&,
+template TuningOutcome tune_blocking<double>(const RunConfig&, const Box&, const Index3&, bool, bool, int, const TuningBudget&,
                                              const std::function<double(double)>&);
 
 }  // namespace wave3d

@@ -49,20 +49,19 @@ struct TuningOutcome {
 // The candidate block sizes for a subdomain of `extent`, `first` at the head, without two that cut
 // it the same way.
 std::vector<Index3> block_size_candidates(const Index3& extent, const Index3& first);
-// The candidate time steps per sweep (1 first).
-std::vector<int> sweep_step_candidates(int radius, std::int64_t rows);
+// The candidate time steps per sweep (1 first), at most max_steps.
+std::vector<int> sweep_step_candidates(int radius, std::int64_t rows, int max_steps = kMaxStepsPerSweep);
 
 // Measures candidates for `config` (its kernel, radius, precision and blocking as the starting
 // point) on the subdomain `owned`. The candidates are drawn for `agreed_extent`, a subdomain extent
-// every rank passes alike (the largest over ranks), so that all ranks measure the same list. tune_size / tune_steps: what to search; temporal_applies: whether
-// this run can sweep several steps at once. `budget` bounds the measuring. slowest(seconds)
+// every rank passes alike (the largest over ranks), so that all ranks measure the same list. tune_size / tune_steps: what to search; max_steps: the most
+// time steps one sweep of this run can take (1: temporal blocking does not apply). `budget` bounds the measuring. slowest(seconds)
 // turns one candidate's time into the time every rank agrees on (the maximum over ranks; the
 // identity on one), so that all ranks make the same choices; it is called the same number of times
 // on every rank.
 template <typename T>
 TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Index3& agreed_extent, bool tune_size,
-                            bool tune_steps,
-                            bool temporal_applies, const TuningBudget& budget,
+                            bool tune_steps, int max_steps, const TuningBudget& budget,
                             const std::function<double(double)>& slowest);
 
 }  // namespace wave3d

@@ -14,7 +14,8 @@
 namespace wave3d {
 
 // What a measurement depends on: the machine (CPU model and hardware threads), the threads per rank,
-// the kernel, radius and precision, the subdomain's extent and what was searched.
+// the kernel, radius and precision, the subdomain's extent and what was searched: block sizes, and
+// time steps per sweep (searched up to a limit, or given).
 struct TuningKey {
   std::string machine;
   int threads = 1;
@@ -24,6 +25,7 @@ struct TuningKey {
   Index3 subdomain{0, 0, 0};
   bool size = true;
   bool steps = false;
+  int sweep_steps = 1;  // steps tuned: the most one sweep may take; else the steps per sweep given
 
   nlohmann::json to_json() const;
 };

@@ -7,6 +7,9 @@
 
 namespace wave3d {
 
+// The most time steps one sweep may take (blocking.steps).
+inline constexpr int kMaxStepsPerSweep = 64;
+
 struct Blocking {
   Index3 size{0, 64, 16};  // 0 on an axis means the whole extent of the region being updated
   int steps = 1;           // time steps per sweep over memory (temporal blocking, solver/temporal_sweep.hpp)

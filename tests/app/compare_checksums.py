@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Runs two wave3d commands that must produce the same field and compares the checksums in their run.json.
+"""Runs wave3d commands that must all produce the same field and compares the checksums in their run.json.
 
-usage: compare_checksums.py RESULTS_DIR -- command A ... -- command B ...
-Each command gets --set output.directory=RESULTS_DIR/a (or /b) appended.
+usage: compare_checksums.py RESULTS_DIR -- command A ... -- command B ... [-- command C ...]
+Each command gets --set output.directory=RESULTS_DIR/a (or /b, /c, ...) appended; every checksum must
+equal the first command's.
 """
 import json
 import pathlib
@@ -24,19 +25,29 @@ def run(command, directory):
 
 def main():
     args = sys.argv[1:]
-    results = pathlib.Path(args[0])
-    rest = args[1:]
-    split = [i for i, a in enumerate(rest) if a == "--"]
-    if len(split) != 2:
+    if len(args) < 2 or args[1] != "--":
         print(__doc__)
         return 2
-    first, second = rest[split[0] + 1:split[1]], rest[split[1] + 1:]
-    a, b = run(first, results / "a"), run(second, results / "b")
-    print(f"checksum A {a}\nchecksum B {b}")
-    if a != b:
-        print("FAIL: the two runs produced different fields")
+    results = pathlib.Path(args[0])
+    commands = [[]]
+    for a in args[2:]:
+        if a == "--":
+            commands.append([])
+        else:
+            commands[-1].append(a)
+    if len(commands) < 2 or any(not c for c in commands):
+        print(__doc__)
+        return 2
+    checksums = []
+    for i, command in enumerate(commands):
+        name = chr(ord("a") + i)
+        checksums.append(run(command, results / name))
+        print(f"checksum {name.upper()} {checksums[-1]}  {' '.join(command[-12:])}")
+    differing = [chr(ord("A") + i) for i, c in enumerate(checksums) if c != checksums[0]]
+    if differing:
+        print(f"FAIL: run(s) {', '.join(differing)} produced a different field from run A")
         return 1
-    print("passed: bitwise identical fields")
+    print(f"passed: {len(checksums)} bitwise identical fields")
     return 0
 
 

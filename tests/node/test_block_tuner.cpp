@@ -43,6 +43,8 @@ TEST(BlockTuner, SweepStepCandidatesFitTheRows) {
   EXPECT_EQ(sweep_step_candidates(8, 10), std::vector<int>{1});
   EXPECT_EQ(sweep_step_candidates(2, 1000), (std::vector<int>{1, 2, 3, 4, 6, 8}));
   for (int t : sweep_step_candidates(4, 40)) EXPECT_LE(min_temporal_tile_rows(t, 4), 40);
+  EXPECT_EQ(sweep_step_candidates(2, 1000, 3), (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(sweep_step_candidates(2, 1000, 1), std::vector<int>{1});
 }
 
 TEST(BlockTuner, ChoosesTheFastestMeasuredCandidate) {
@@ -50,7 +52,7 @@ TEST(BlockTuner, ChoosesTheFastestMeasuredCandidate) {
   const RunConfig c = small_config();
   TuningBudget budget;
   budget.floor_seconds = budget.cap_seconds = 5.0;
-  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, true, true, true, budget, same_time);
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, true, true, kMaxStepsPerSweep, budget, same_time);
   ASSERT_GT(out.measured.size(), 1u);
   const auto best = std::max_element(out.measured.begin(), out.measured.end(),
                                      [](const auto& a, const auto& b) { return a.mpoints_per_second < b.mpoints_per_second; });
@@ -67,7 +69,7 @@ TEST(BlockTuner, StopsWhenTheBudgetIsSpent) {
   const RunConfig c = small_config();
   TuningBudget budget;
   budget.floor_seconds = budget.cap_seconds = 1e-9;  // spent by the first candidate
-  const TuningOutcome out = tune_blocking<double>(c, c.grid.whole(), c.grid.n, true, false, false, budget, same_time);
+  const TuningOutcome out = tune_blocking<double>(c, c.grid.whole(), c.grid.n, true, false, 1, budget, same_time);
   EXPECT_EQ(out.measured.size(), 1u);
   EXPECT_TRUE(out.budget_spent);
   EXPECT_EQ(out.blocking.size, c.blocking.size);  // the configured block, the one measured
@@ -80,7 +82,7 @@ TEST(BlockTuner, RanksAgreeThroughTheSlowestTime) {
   TuningBudget budget;
   budget.floor_seconds = budget.cap_seconds = 1e-9;  // one candidate
   int calls = 0;
-  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, true, false, false, budget, [&](double s) {
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, true, false, 1, budget, [&](double s) {
     ++calls;
     return 2 * s;
   });
@@ -91,7 +93,7 @@ TEST(BlockTuner, RanksAgreeThroughTheSlowestTime) {
 
 TEST(BlockTuner, NothingToTuneMeasuresNothing) {
   const RunConfig c = small_config();
-  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, false, true, false, TuningBudget{}, same_time);
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, false, true, 1, TuningBudget{}, same_time);
   EXPECT_TRUE(out.measured.empty());
   EXPECT_EQ(out.blocking.size, c.blocking.size);
 }
@@ -129,6 +131,10 @@ TEST_F(TuningCacheFile, StoresReadsAndKeepsOtherEntries) {
   TuningKey other = a;
   other.subdomain = {64, 64, 32};
   EXPECT_FALSE(read_tuning_cache(file, other).has_value());
+  // Block sizes measured for sweeps of 3 steps are not the answer for sweeps of 2.
+  TuningKey given_steps = a;
+  given_steps.sweep_steps = 2;
+  EXPECT_FALSE(read_tuning_cache(file, given_steps).has_value());
 }
 
 TEST_F(TuningCacheFile, ACorruptFileReadsAsEmptyAndIsRewritten) {
