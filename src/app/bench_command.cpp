@@ -165,26 +165,30 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
       mpi::barrier_quietly(comm);
     }
   }
-  settings.stencil.blocking.steps = 1;
   if (alone != MPI_COMM_NULL) MPI_Comm_free(&alone);
   // 2. With several ranks: all of them, one thread each, on the same grid, compared with one rank
-  //    running as many threads (the layout question: ranks or threads?).
+  //    running as many threads (the layout question: ranks or threads?), at every T.
   if (size > 1) {
-    BenchCase all = measure_case(settings, 1, comm);
-    if (rank == 0) {
+    for (int sweep_steps : parse_thread_list(o.sweep_steps)) {
+      settings.stencil.blocking.steps = sweep_steps;
+      BenchCase all = measure_case(settings, 1, comm);
+      if (rank != 0) continue;
       cases.push_back(all);
+      if (!all.sweep_notice.empty()) fmt::print("  {}\n", all.sweep_notice);
       print_case(all, single_thread_rate);
       for (const BenchCase& c : cases) {
-        if (c.ranks != 1 || c.threads_per_rank != size) continue;
+        if (c.ranks != 1 || c.threads_per_rank != size || c.steps_per_sweep != all.steps_per_sweep) continue;
         fmt::print("\nlayout: {} ranks x 1 thread ({} x {} x {} process grid) reach {:.3f} x the throughput of 1 rank x "
-                   "{} threads; exposed halo (pack + wait + unpack) {:.1f} % of the step ({} halo, progress {})\n",
+                   "{} threads at T = {}; exposed halo (pack + wait + unpack) {:.1f} % of the step ({} halo, progress "
+                   "{})\n",
                    size, all.process_grid[0], all.process_grid[1], all.process_grid[2],
-                   all.stencil_mpoints.median / c.stencil_mpoints.median, size,
+                   all.stencil_mpoints.median / c.stencil_mpoints.median, size, all.steps_per_sweep,
                    100 * all.halo_exposed_fraction.value_or(0.0), enum_name(settings.stencil.parallel.halo),
                    enum_name(settings.stencil.parallel.progress));
       }
     }
   }
+  settings.stencil.blocking.steps = 1;
 
   if (rank == 0) {
     bool memory_ok = true;
@@ -249,8 +253,8 @@ Command add_bench_command(CLI::App& parent) {
       ->check(CLI::IsMember({"auto", "jammed", "blocked", "reference"}))
       ->capture_default_str();
   cli->add_option("--sweep-steps", o->sweep_steps,
-                  "Time steps per sweep (blocking.steps) of the one-rank cases, e.g. 1,4: each thread count runs "
-                  "with each")
+                  "Time steps per sweep (blocking.steps), e.g. 1,4: each thread count runs with each, and so does "
+                  "the case of all ranks (deep halos, exchanged once per sweep)")
       ->check(thread_list_validator())
       ->capture_default_str();
   cli->add_flag("--strict-placement", o->strict_placement,

@@ -15,23 +15,55 @@
 namespace wave3d {
 namespace {
 
-// One row segment of `len` points starting at offset `o`. R is a compile-time constant so the
-// neighbour loop unrolls and the x loop vectorises. The reference kernel calls the same expression
-// one point at a time, which is why the two agree bitwise.
-template <typename T, int R>
-inline void update_row(const T* __restrict p, T* __restrict nx, const T* __restrict v, const T* __restrict c,
-                       std::int64_t len, std::int64_t s1, std::int64_t s2) {
-#pragma omp simd
-  for (std::int64_t i = 0; i < len; ++i) {
-    T lap = c[0] * p[i];
-    // Unrolled before vectorisation: a rolled k loop would read p at the run-time strides k s1, k s2.
+// N vectors (of V's width) of one row starting at p. Each point takes the reference kernel's
+// arithmetic in its order, so the variants agree bitwise. Why N > 1: each point's k loop is one
+// chain of dependent multiply-adds, and one chain alone waits on the multiply-add latency at every
+// k; N independent chains interleaved keep the units busy. Two of the five additions per k go to
+// the multiply-add units (add_on_multiplier, the same sum), so that adders and multiply-adders share
+// the work on cores that keep them apart.
+template <typename V, typename T, int R, int N>
+inline void update_vectors(const T* __restrict p, T* __restrict nx, const T* __restrict v,
+                           const typename V::reg* c, typename V::reg one, std::int64_t s1, std::int64_t s2) {
+  using reg = typename V::reg;
+  reg lap[N];
+#pragma GCC unroll 4
+  for (int n = 0; n < N; ++n) lap[n] = V::mul(c[0], V::load(p + n * V::width));
 #pragma GCC unroll 16
-    for (int k = 1; k <= R; ++k) {
-      const T sum = ((p[i - k] + p[i + k]) + (p[i - k * s1] + p[i + k * s1])) + (p[i - k * s2] + p[i + k * s2]);
-      lap = simd::multiply_add(c[k], sum, lap);
+  for (int k = 1; k <= R; ++k) {
+#pragma GCC unroll 4
+    for (int n = 0; n < N; ++n) {
+      const T* q = p + n * V::width;
+      const reg xs = V::add(V::load(q - k), V::load(q + k));
+      const reg ys = V::add_on_multiplier(V::load(q - k * s1), V::load(q + k * s1), one);
+      const reg zs = V::add_on_multiplier(V::load(q - k * s2), V::load(q + k * s2), one);
+      lap[n] = V::fma(c[k], V::add(V::add(xs, ys), zs), lap[n]);
     }
-    nx[i] = simd::multiply_add(v[i], lap, T(2) * p[i] - nx[i]);
   }
+#pragma GCC unroll 4
+  for (int n = 0; n < N; ++n) {
+    const std::int64_t o = n * V::width;
+    const reg centre = V::load(p + o);
+    V::store(nx + o, V::fma(V::load(v + o), lap[n], V::sub(V::add(centre, centre), V::load(nx + o))));
+  }
+}
+
+// One row segment of `len` points: pairs of vectors, then single vectors, then the row end one point
+// at a time with the same arithmetic.
+template <typename T, int R>
+inline void update_row(const T* p, T* nx, const T* v, const T* c, std::int64_t len, std::int64_t s1,
+                       std::int64_t s2) {
+  std::int64_t i = 0;
+  if constexpr (simd::has_native) {
+    using V = simd::Native<T>;
+    typename V::reg cv[R + 1];
+    for (int k = 0; k <= R; ++k) cv[k] = V::broadcast(c[k]);
+    const typename V::reg one = V::one();
+    for (; i + 2 * V::width <= len; i += 2 * V::width)
+      update_vectors<V, T, R, 2>(p + i, nx + i, v + i, cv, one, s1, s2);
+    for (; i + V::width <= len; i += V::width) update_vectors<V, T, R, 1>(p + i, nx + i, v + i, cv, one, s1, s2);
+  }
+  using S = simd::Scalar<T>;
+  for (; i < len; ++i) update_vectors<S, T, R, 1>(p + i, nx + i, v + i, c, S::one(), s1, s2);
 }
 
 template <typename T>
