@@ -80,11 +80,10 @@ inline void update_rows_jammed(const T* p, T* next, const T* vel, const T* weigh
   std::int64_t i = 0;
   if constexpr (simd::has_native) {
     using V = simd::Native<T>;
-    typename V::reg c[R + 1];
-    for (int k = 0; k <= R; ++k) c[k] = V::broadcast(weights[k]);
+    const auto c = simd::broadcast_weights<V, R>(weights);
     const typename V::reg one = V::one();
     for (; i + V::width <= len; i += V::width)
-      update_row_group<V, T, R, U>(p + i, next + i, vel + i, c, one, s1, s2);
+      update_row_group<V, T, R, U>(p + i, next + i, vel + i, c.data(), one, s1, s2);
   }
   using S = simd::Scalar<T>;
   for (; i < len; ++i) update_row_group<S, T, R, U>(p + i, next + i, vel + i, weights, S::one(), s1, s2);

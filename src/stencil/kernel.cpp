@@ -55,12 +55,12 @@ inline void update_row(const T* p, T* nx, const T* v, const T* c, std::int64_t l
   std::int64_t i = 0;
   if constexpr (simd::has_native) {
     using V = simd::Native<T>;
-    typename V::reg cv[R + 1];
-    for (int k = 0; k <= R; ++k) cv[k] = V::broadcast(c[k]);
+    const auto cv = simd::broadcast_weights<V, R>(c);
     const typename V::reg one = V::one();
     for (; i + 2 * V::width <= len; i += 2 * V::width)
-      update_vectors<V, T, R, 2>(p + i, nx + i, v + i, cv, one, s1, s2);
-    for (; i + V::width <= len; i += V::width) update_vectors<V, T, R, 1>(p + i, nx + i, v + i, cv, one, s1, s2);
+      update_vectors<V, T, R, 2>(p + i, nx + i, v + i, cv.data(), one, s1, s2);
+    for (; i + V::width <= len; i += V::width)
+      update_vectors<V, T, R, 1>(p + i, nx + i, v + i, cv.data(), one, s1, s2);
   }
   using S = simd::Scalar<T>;
   for (; i < len; ++i) update_vectors<S, T, R, 1>(p + i, nx + i, v + i, c, S::one(), s1, s2);

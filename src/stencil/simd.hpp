@@ -6,6 +6,7 @@
 // Every fused multiply-add in the kernels is written out (the project compiles with
 // -ffp-contract=off): whether the compiler would fuse a product depends on the shape of the code
 // around it, and the kernels must agree bit for bit whatever their shape.
+#include <array>
 #include <cmath>
 
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
@@ -121,5 +122,13 @@ inline constexpr const char* native_name = "avx2";
 inline constexpr bool has_native = false;
 inline constexpr const char* native_name = "none";
 #endif
+
+// The stencil weights c[0..R], each broadcast to a whole register of V.
+template <typename V, int R, typename T>
+std::array<typename V::reg, R + 1> broadcast_weights(const T* weights) {
+  std::array<typename V::reg, R + 1> c;
+  for (int k = 0; k <= R; ++k) c[static_cast<std::size_t>(k)] = V::broadcast(weights[k]);
+  return c;
+}
 
 }  // namespace wave3d::simd
