@@ -16,6 +16,8 @@ packages=(
   # The tests labelled `slurm` (a private Slurm on loopback, scripts/slurm/): the daemons, sbatch/srun/
   # squeue, munge for authentication, and qsub over Slurm (slurm-wlm-torque) for the PBS job scripts.
   slurmctld slurmd slurm-client munge slurm-wlm-torque
+  # The multi-node cluster: network namespaces, veth pairs and a bridge (ip), nsenter and unshare.
+  iproute2 util-linux
 )
 
 missing=()

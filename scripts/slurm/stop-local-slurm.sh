@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stops a cluster started by start-local-slurm.sh DIR, by the PIDs it recorded: cancels the jobs still
 # in it, ends the job step daemons (slurmstepd) that belong to it and the processes under them, then
-# slurmd, slurmctld and munged. A PID is signalled only while its command name is the expected one,
+# every node's slurmd, slurmctld and munged, and deletes the nodes' network namespaces and bridge. A PID is signalled only while its command name is the expected one,
 # so a PID reused by another process is left alone. Removes the key, sockets, state and spool; keeps
 # DIR/log for a post-mortem (--remove deletes DIR entirely). Safe to run twice or on a half-started
 # cluster.
@@ -82,13 +82,18 @@ for proc in /proc/[0-9]*; do
   fi
 done
 
-if pid=$(live_pid "$dir/slurmd.pid" slurmd); then end_process "$pid" slurmd; fi
+for pid_file in "$dir"/slurmd*.pid; do
+  if pid=$(live_pid "$pid_file" slurmd); then end_process "$pid" "slurmd ($(basename "$pid_file" .pid))"; fi
+done
 if pid=$(live_pid "$dir/slurmctld.pid" slurmctld); then end_process "$pid" slurmctld; fi
 if pid=$(live_pid "$dir/munge/munged.pid" munged); then end_process "$pid" munged; fi
+
+# The nodes' network namespaces and bridge, once nothing runs in them any more.
+"$(dirname "${BASH_SOURCE[0]}")/node-namespaces.sh" down "$dir"
 
 if ((remove)); then
   rm -rf "$dir"
 else
-  rm -rf "$dir/munge" "$dir/state" "$dir/spool" "$dir/tmp"
+  rm -rf "$dir/munge" "$dir/state" "$dir/spool" "$dir/tmp" "$dir/node-tmp"
 fi
 exit 0

@@ -142,6 +142,9 @@ std::string srun_line(const PlacementPlan& plan, const LauncherOptions& opt, con
     notes.push_back(fmt::format("srun: CPU counts assume Slurm counts each of the {} hardware threads of a core as a "
                                 "CPU (ThreadsPerCore={})",
                                 plan.pus_per_core, plan.pus_per_core));
+  // A rank that dies (killed, or out of memory) ends the step, as under mpirun: without this srun
+  // lets the others run on, and they wait for its halo messages until the job's time limit.
+  line += " --kill-on-bad-exit=1";
   line += fmt::format(" --export=ALL,OMP_NUM_THREADS={},OMP_PLACES={},OMP_PROC_BIND=close {}", env.threads,
                       env.places, program);
   return line;

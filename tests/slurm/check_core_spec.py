@@ -120,7 +120,8 @@ def check(args):
               "TaskPlugin=task/cgroup with ConstrainCores=yes and a cpuset cgroup the container may write.")
     else:
         print(f"  - confinement: a job process could not leave its CPUs ({widened}): enforced")
-    slurmd_pid = (Path(args.cluster) / "slurmd.pid").read_text().split()[0]
+    (pid_file,) = Path(args.cluster).glob("slurmd-*.pid")  # one node: slurmd-<its name>.pid
+    slurmd_pid = pid_file.read_text().split()[0]
     status = Path(f"/proc/{slurmd_pid}/status").read_text()
     slurmd_cpus = parse_cpu_list(re.search(r"Cpus_allowed_list:\s*(\S+)", status).group(1))
     where = "on the specialised CPUs only" if slurmd_cpus <= spec else "not confined to the specialised CPUs"

@@ -3,7 +3,7 @@
 results and the report.
 
   check_study_job.py --cluster DIR --root SRC --wave3d BIN --noise BIN --work DIR --study NAME
-                     --submit sbatch|qsub [--repetitions K] [--timeout S]
+                     --submit sbatch|qsub [--nodes N] [--repetitions K] [--timeout S]
 
 The study is configs/studies/NAME.toml with a small grid and few steps: `placement` is 4 layouts x
 first-touch/serial = 8 configurations; `surplus` is 1..all compute cores per socket x the daemon off/on.
@@ -14,7 +14,8 @@ mpirun, the daemon an mpirun of one process per node).
 Checked: the job completes with exit code 0; study.json names the job and holds every configuration x
 repetition, all done and VERIFIED, each with as many ranks as its launcher line started and
 provenance.batch_job naming the job; runs with the daemon have its burst log; the job's output has one
-progress line per run; `jobscripts/wave3d-study report` writes report.md naming every configuration,
+progress line per run; on N nodes every run spans them all and the daemon leaves one log per node;
+`jobscripts/wave3d-study report` writes report.md naming every configuration,
 report.json whose medians are those of the run.json files, and the plots.
 """
 import argparse
@@ -71,10 +72,13 @@ def check_runs(args, study_dir, job_id):
         expect(launcher[0] == ("srun" if args.submit == "sbatch" else "mpirun")
                and str(result["provenance"]["mpi"]["world_size"]) == ranks,
                f"{entry['dir']}: {result['provenance']['mpi']['world_size']} rank(s), as its {launcher[0]} line asked")
+        hosts = {b["host"] for b in result["binding"]}
+        expect(len(hosts) == args.nodes, f"{entry['dir']}: ranks on {args.nodes} node(s): {sorted(hosts)}")
         if configuration["daemon"]:
             logs = list((study_dir / entry["dir"] / "daemon").glob("noise-*.tsv"))
-            expect(len(logs) == 1 and logs[0].read_text().strip() and entry["daemon_exit_status"] == 0,
-                   f"{entry['dir']}: the daemon ran on the node and logged its bursts")
+            expect(len(logs) == args.nodes and all(log.read_text().strip() for log in logs)
+                   and entry["daemon_exit_status"] == 0,
+                   f"{entry['dir']}: the daemon ran on each of the {args.nodes} node(s) and logged its bursts")
         expect(result["provenance"]["batch_job"] == {"scheduler": "slurm", "job_id": job_id},
                f"{entry['dir']}: provenance.batch_job names the job")
         throughput.setdefault(entry["configuration"], []).append(result["metrics"]["mpoints_per_second"])
@@ -109,9 +113,14 @@ def check(args):
     study = work / f"{args.study}-reduced.toml"
     reduced_study(Path(args.root) / f"configs/studies/{args.study}.toml", study, args.repetitions)
     env = study_job_environment(args, results)
+    if args.submit == "qsub" and args.nodes > 1:
+        # mpirun reaches the other nodes as on a PBS cluster, through a remote shell (here one that
+        # enters the node's namespaces), not through Slurm, which only stands in for PBS here.
+        env.update({"OMPI_MCA_plm": "rsh",
+                    "OMPI_MCA_plm_rsh_agent": str(Path(args.root) / "scripts/slurm/node-rsh.sh")})
     out_file = work / f"{args.study}.out"
     out_file.unlink(missing_ok=True)
-    job_id = submit_study(args.root, env, args.submit, args.study, study, out_file)
+    job_id = submit_study(args.root, env, args.submit, args.study, study, out_file, args.nodes)
     print(f"submitted {args.submit} job {job_id}", flush=True)
     expect_job_completed(job_id, env, args.timeout, out_file)
     progress = [(int(a), int(b), int(c)) for a, b, c in re.findall(r"\[(\d+)/(\d+) done, (\d+) to go\]",
@@ -130,6 +139,7 @@ def main():
         parser.add_argument(name, required=True)
     parser.add_argument("--study", choices=["placement", "surplus"], required=True)
     parser.add_argument("--submit", choices=["sbatch", "qsub"], required=True)
+    parser.add_argument("--nodes", type=int, default=1)
     parser.add_argument("--repetitions", type=int, default=2)
     parser.add_argument("--timeout", type=int, default=400)
     args = parser.parse_args()

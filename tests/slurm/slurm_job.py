@@ -81,17 +81,17 @@ def study_job_environment(args, results):
     return env
 
 
-def submit_study(root, env, submit, name, study, out_file):
+def submit_study(root, env, submit, name, study, out_file, nodes=1):
     """Submits jobscripts/slurm/NAME.sbatch or jobscripts/pbs/NAME.pbs from the repository root, as a user
-    would, and returns the job id."""
+    would, on `nodes` nodes, and returns the job id."""
     if submit == "sbatch":
-        done = run(["sbatch", "--parsable", f"--output={out_file}", f"jobscripts/slurm/{name}.sbatch", str(study)],
-                   env, cwd=root)
+        done = run(["sbatch", "--parsable", f"--nodes={nodes}", f"--output={out_file}",
+                    f"jobscripts/slurm/{name}.sbatch", str(study)], env, cwd=root)
         return done.stdout.strip().split(";")[0]
     # Whole node, as a PBS user asks with nodes=1:ppn=<cores>; -o and -j oe on the command line, as
     # slurm-wlm-torque's qsub ignores them in the script.
     cpus = run(["sinfo", "--noheader", "--format=%c"], env).stdout.split()[0]
-    done = run(["qsub", "-o", str(out_file), "-j", "oe", "-l", f"nodes=1:ppn={cpus}", "-V", "-v",
+    done = run(["qsub", "-o", str(out_file), "-j", "oe", "-l", f"nodes={nodes}:ppn={cpus}", "-V", "-v",
                 f"WAVE3D_STUDY={study}", f"jobscripts/pbs/{name}.pbs"], env, cwd=root)
     job_id = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
     if not job_id.isdigit():

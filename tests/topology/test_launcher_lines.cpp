@@ -26,7 +26,7 @@ TEST(LauncherLines, Iso3dfdRankPerSocket) {
             "-x OMP_PROC_BIND=close wave3d run --set placement.layout=rank-per-socket --set run.threads=22");
   EXPECT_EQ(l.srun,
             "srun --nodes=1 --ntasks=2 --ntasks-per-node=2 --ntasks-per-socket=1 --cpus-per-task=22 "
-            "--cpu-bind=cores --distribution=block:block "
+            "--cpu-bind=cores --distribution=block:block --kill-on-bad-exit=1 "
             "--export=ALL,OMP_NUM_THREADS=22,OMP_PLACES=cores,OMP_PROC_BIND=close "
             "wave3d run --set placement.layout=rank-per-socket --set run.threads=22");
   EXPECT_EQ(l.program_argv,
