@@ -46,8 +46,8 @@ def node_facts(env):
 
 def specialised_machine_cpus(cluster, facts):
     """slurmd logs the OS CPU numbers it set aside; scontrol shows Slurm's abstract ones."""
-    log = Path(cluster) / "log" / "slurmd.log"
-    matches = re.findall(r"Reserved machine CPU IDs: (\S+)", log.read_text()) if log.is_file() else []
+    logs = sorted((Path(cluster) / "log").glob("slurmd-*.log"))  # one node: slurmd-<its name>.log
+    matches = [m for log in logs for m in re.findall(r"Reserved machine CPU IDs: (\S+)", log.read_text())]
     return parse_cpu_list(matches[-1] if matches else facts.get("CPUSpecList", ""))
 
 
