@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Stops a cluster started by start-local-slurm.sh DIR, by the PIDs it recorded: cancels the jobs still
 # in it, ends the job step daemons (slurmstepd) that belong to it and the processes under them, then
-# every node's slurmd, slurmctld and munged, and deletes the nodes' network namespaces and bridge. A PID is signalled only while its command name is the expected one,
+# every node's slurmd, slurmctld and munged, and deletes the cgroups slurmd made and the nodes' network
+# namespaces and bridge. A PID is signalled only while its command name is the expected one,
 # so a PID reused by another process is left alone. Removes the key, sockets, state and spool; keeps
 # DIR/log for a post-mortem (--remove deletes DIR entirely). Safe to run twice or on a half-started
 # cluster.
@@ -87,6 +88,17 @@ for pid_file in "$dir"/slurmd*.pid; do
 done
 if pid=$(live_pid "$dir/slurmctld.pid" slurmctld); then end_process "$pid" slurmctld; fi
 if pid=$(live_pid "$dir/munge/munged.pid" munged); then end_process "$pid" munged; fi
+
+# The cgroups slurmd made for its node (--cgroups: slurm_<node> in every v1 hierarchy), deepest first;
+# a cgroup with a process still in it stays, and says so.
+nodes=$(sed -n 's/^NodeName=\([^ ]*\).*/\1/p' "$dir/slurm.conf" 2>/dev/null)
+for node in $nodes; do
+  for group in /sys/fs/cgroup/*/"slurm_$node"; do
+    [[ -d $group ]] || continue
+    find "$group" -depth -type d -exec rmdir {} \; 2>/dev/null
+    if [[ -d $group ]]; then say "cgroup $group still has processes; left in place"; else say "removed cgroup $group"; fi
+  done
+done
 
 # The nodes' network namespaces and bridge, once nothing runs in them any more.
 "$(dirname "${BASH_SOURCE[0]}")/node-namespaces.sh" down "$dir"
