@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Runs a command in a virtual machine with several NUMA nodes, over this machine's own root file
+# system (read-only, 9p) with one writable directory: the NUMA testbed for a machine that has one
+# node. QEMU runs under TCG (software emulation; /dev/kvm is hidden in a private mount namespace,
+# since nested KVM is not usable everywhere), so timings inside mean nothing: it is for functional
+# tests. The guest boots Debian's kernel (linux-image-amd64) through virtme-ng.
+#
+#   run-in-numa-guest.sh [--numa-nodes N] [--sockets S] [--memory-mib M] [--timeout SECONDS]
+#                        --rwdir DIR -- COMMAND...
+#
+# N NUMA nodes (default 2) of one vCPU each, spread over S sockets (default N), M MiB in all (default
+# 2048, split evenly). COMMAND runs as root in the guest, in the current directory, with the variables
+# that let Open MPI start as root; its exit status is this script's. The whole VM (virtme-ng and
+# QEMU, one process group) is killed at the timeout (default 600 s), or when this script is stopped.
+#
+# Needs: qemu-system-x86, linux-image-amd64 and busybox-static (Debian), virtme-ng (PyPI) in the
+# tools environment scripts/install-deps.sh makes ($WAVE3D_TOOLS_VENV, default
+# ~/.cache/wave3d/tools-venv); all installed by scripts/install-deps.sh.
+set -euo pipefail
+
+die() { echo "run-in-numa-guest: error: $*" >&2; exit 125; }
+usage() { echo "usage: $0 [--numa-nodes N] [--sockets S] [--memory-mib M] [--timeout SECONDS] --rwdir DIR -- COMMAND..." >&2; exit 125; }
+
+nodes=2
+sockets=
+memory=2048
+timeout=600
+rwdir=
+while (($#)); do
+  case $1 in
+    --numa-nodes) [[ ${2-} =~ ^[1-8]$ ]] || die "--numa-nodes needs 1 to 8, got '${2-}'"; nodes=$2; shift 2 ;;
+    --sockets) [[ ${2-} =~ ^[1-8]$ ]] || die "--sockets needs 1 to 8, got '${2-}'"; sockets=$2; shift 2 ;;
+    --memory-mib) [[ ${2-} =~ ^[1-9][0-9]*$ ]] || die "--memory-mib needs a number, got '${2-}'"; memory=$2; shift 2 ;;
+    --timeout) [[ ${2-} =~ ^[1-9][0-9]*$ ]] || die "--timeout needs seconds, got '${2-}'"; timeout=$2; shift 2 ;;
+    --rwdir) [[ -n ${2-} ]] || die "--rwdir needs a directory"; rwdir=$2; shift 2 ;;
+    --) shift; break ;;
+    *) usage ;;
+  esac
+done
+(($#)) || usage
+[[ -n $rwdir ]] || die "--rwdir is required (the guest sees everything else read-only)"
+sockets=${sockets:-$nodes}
+((nodes % sockets == 0)) || die "--numa-nodes $nodes does not split evenly over --sockets $sockets"
+((memory % nodes == 0)) || die "--memory-mib $memory does not split evenly over $nodes NUMA nodes"
+[[ $(id -u) -eq 0 ]] || die "must run as root (a private mount namespace hides /dev/kvm)"
+
+venv=${WAVE3D_TOOLS_VENV:-$HOME/.cache/wave3d/tools-venv}
+vng=$venv/bin/vng
+[[ -x $vng ]] || die "virtme-ng not found at $vng: run scripts/install-deps.sh (or set WAVE3D_TOOLS_VENV)"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found (package qemu-system-x86)"
+command -v busybox >/dev/null || die "busybox not found (package busybox-static; virtme-ng builds its initramfs with it)"
+kernel=$(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)
+[[ -n $kernel ]] || die "no kernel in /boot (package linux-image-amd64)"
+mkdir -p "$rwdir"
+rwdir=$(cd "$rwdir" && pwd)
+
+# One NUMA node per vCPU, memory split evenly.
+numa=()
+for ((k = 0; k < nodes; k++)); do numa+=(--numa "$((memory / nodes))M,cpus=$k"); done
+smp="$nodes,sockets=$sockets,cores=$((nodes / sockets)),threads=1"
+
+# The command line for the guest's shell: every word quoted, run from the current directory. Its exit
+# status goes to a file in the writable directory, and the guest then stops at once (sysrq reboot; QEMU runs with -no-reboot): a
+# guest that has run MPI programs can otherwise take minutes to shut down over 9p.
+status_file=$rwdir/.guest-exit-status.$$
+rm -f "$status_file"
+guest_command="export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; cd $(printf %q "$PWD") && $(printf '%q ' "$@"); echo \$? > $(printf %q "$status_file"); echo b > /proc/sysrq-trigger"
+
+# setsid: virtme-ng, QEMU and everything under them form one process group, killed as one.
+setsid unshare --mount -- /bin/bash -c '
+  if [ -e /dev/kvm ]; then mount --bind /dev/null /dev/kvm; fi
+  PATH="$1:$PATH" exec "$2" --run "$3" --force-9p --disable-kvm --cpus "$4" --memory "$5M" --rwdir "$6" \
+    --exec "$7" "${@:8}"' bash "$venv/bin" "$vng" "$kernel" "$smp" "$memory" "$rwdir" "$guest_command" "${numa[@]}" &
+leader=$!
+stop_guest() { kill -KILL -- "-$leader" 2>/dev/null || true; }
+trap 'stop_guest; exit 130' INT TERM
+( sleep "$timeout" && echo "run-in-numa-guest: error: the guest did not finish within $timeout s; stopped" >&2 &&
+  kill -KILL -- "-$leader" 2>/dev/null ) &
+watchdog=$!
+disown "$watchdog"  # no job-control notice when it is stopped below
+wait "$leader" || true
+pkill -KILL -P "$watchdog" 2>/dev/null || true  # its sleep, which would hold our output open
+kill -KILL "$watchdog" 2>/dev/null || true
+stop_guest
+if ! read -r status <"$status_file" 2>/dev/null || [[ ! $status =~ ^[0-9]+$ ]]; then
+  echo "run-in-numa-guest: error: the guest ended without reporting the command's exit status" >&2
+  exit 125
+fi
+rm -f "$status_file"
+exit "$status"

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""NUMA behaviour, checked inside a guest with several NUMA nodes (scripts/numa-guest/run-in-numa-guest.sh).
+
+  check_numa_guest.py --wave3d PATH --work DIR --numa-nodes N [--sockets S]
+
+Every check runs wave3d on the guest's real topology and reads where the pages of its fields went
+(run.json memory.pages_per_numa_node_per_rank, from move_pages):
+  serial        all pages on node 0 (one thread writes them, on node 0's core)
+  node:K        all pages on the last node
+  interleave    every node holds its share (within 10 percentage points)
+  first-touch   N threads bound one per node: every node holds at least 60 % of its share
+  rank-per-numa one rank per NUMA node (mpirun line of wave3d plan): each rank's threads on its node's
+                cores and its pages on its node; wave3d plan on the guest equals wave3d plan on the
+                equivalent synthetic topology (S sockets of N / S NUMA nodes of one core), for
+                rank-per-numa and rank-per-socket
+Prints one line per check and exits 1 if any failed.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+SMALL = ["--set", "grid.n=64,64,64", "--set", "stencil.radius=2", "--set", "run.steps=4", "--set", "blocking.cache=off", "--set",
+         "run.progress=off", "--set", "blocking.size=0,16,16"]
+failures = []
+
+
+def check(ok, what):
+    print(("ok: " if ok else "FAIL: ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def run_wave3d(args, name, settings, launcher=(), env_extra=None):
+    out = Path(args.work) / name
+    command = [*launcher, args.wave3d, "run", *SMALL, *settings, "--set", f"output.directory={out}"]
+    print("$ " + " ".join(command), flush=True)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **(env_extra or {})})
+    if done.returncode != 0:
+        print(done.stdout[-3000:], done.stderr[-3000:], sep="\n")
+        check(False, f"{name}: wave3d run exited {done.returncode}")
+        return None
+    (run_json,) = out.rglob("run.json")
+    return json.loads(run_json.read_text())
+
+
+def shares(pages):
+    """Fraction of the sampled pages on each node, for one field of one rank."""
+    counts = {int(k): v for k, v in pages["pages_per_node"].items()}
+    total = sum(counts.values())
+    return {k: v / total for k, v in counts.items()} if total else {}
+
+
+def field_shares(doc, rank=0):
+    per_rank = doc["memory"]["pages_per_numa_node_per_rank"][rank]
+    return {name: shares(per_rank[name]) for name in ("prev", "next", "vel")}
+
+
+def check_all_on(doc, name, node):
+    for field, s in field_shares(doc).items():
+        check(s.get(node, 0.0) == 1.0, f"{name}: {field} pages all on node {node} ({s})")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--wave3d", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--numa-nodes", type=int, required=True)
+    ap.add_argument("--sockets", type=int, help="default: one per NUMA node")
+    args = ap.parse_args()
+    n = args.numa_nodes
+    sockets = args.sockets or n
+    shutil.rmtree(args.work, ignore_errors=True)  # results of an earlier attempt would be read as these
+    Path(args.work).mkdir(parents=True)
+    # Where the pages go must be wave3d's doing alone: the kernel's automatic NUMA balancing would move
+    # them after the fact, and a transparent huge page puts 2 MiB (half of these small fields) on the
+    # node of whichever thread touches it first.
+    for knob, value in [("/proc/sys/kernel/numa_balancing", "0"), ("/sys/kernel/mm/transparent_hugepage/enabled", "never")]:
+        try:
+            Path(knob).write_text(value)
+            print(f"set {knob} = {value}")
+        except OSError as e:
+            print(f"could not set {knob} = {value}: {e}")
+    topology = subprocess.run(["hwloc-calc", "--number-of", "numanode", "all"], capture_output=True, text=True)
+    check(topology.stdout.strip() == str(n), f"the guest has {n} NUMA nodes (hwloc: {topology.stdout.strip()})")
+
+    bound = ["--set", "placement.layout=rank-per-node", "--set", f"run.threads={n}"]
+    doc = run_wave3d(args, "serial", [*bound, "--set", "init.policy=serial"])
+    if doc:
+        check_all_on(doc, "serial", 0)
+    doc = run_wave3d(args, "node", [*bound, "--set", "init.policy=node", "--set", f"init.numa_node={n - 1}"])
+    if doc:
+        check_all_on(doc, f"node:{n - 1}", n - 1)
+    doc = run_wave3d(args, "interleave", [*bound, "--set", "init.policy=interleave"])
+    if doc:
+        for field, s in field_shares(doc).items():
+            check(len(s) == n and all(abs(v - 1 / n) <= 0.10 for v in s.values()),
+                  f"interleave: {field} pages spread evenly over {n} nodes ({s})")
+    doc = run_wave3d(args, "first-touch", [*bound, "--set", "init.policy=first-touch"])
+    if doc:
+        for field, s in field_shares(doc).items():
+            check(all(s.get(k, 0) >= 0.6 / n for k in range(n)),
+                  f"first-touch: {field} pages split over the {n} threads' nodes ({s})")
+
+    # One rank per NUMA node, launched with the mpirun line of wave3d plan.
+    described = f"pack:{sockets} numa:{n // sockets} core:1 pu:1"
+    for layout in ("rank-per-numa", "rank-per-socket"):
+        here = json.loads(subprocess.run([args.wave3d, "plan", "--layout", layout, "--json"],
+                                         capture_output=True, text=True, check=True).stdout)
+        synthetic = json.loads(subprocess.run(
+            [args.wave3d, "plan", "--synthetic", described, "--layout", layout, "--json"],
+            capture_output=True, text=True, check=True).stdout)
+        check(here["plan"]["ranks"] == synthetic["plan"]["ranks"],
+              f"wave3d plan --layout {layout} places ranks and threads on the guest as on the synthetic "
+              f"topology {described}")
+        if layout == "rank-per-numa":
+            plan = here
+    launcher = plan["launchers"]["mpirun_argv"] + ["--oversubscribe"]
+    doc = run_wave3d(args, "rank-per-numa", plan["launchers"]["program_argv"], launcher=launcher)
+    if doc:
+        check(doc["parallel"]["ranks"] == n, f"rank-per-numa: {doc['parallel']['ranks']} ranks, one per node")
+        for entry in sorted(doc["binding"], key=lambda b: b["rank"]):
+            rank = entry["rank"]
+            nodes = {t["numa_node"] for t in entry["binding"]["threads"]}
+            check(nodes == {rank}, f"rank-per-numa: rank {rank}'s threads on NUMA node(s) {sorted(nodes)}")
+            s = field_shares(doc, rank)["prev"]
+            check(s.get(rank, 0.0) == 1.0, f"rank-per-numa: rank {rank}'s pages on its node {rank} ({s})")
+    print(f"{len(failures)} check(s) failed" if failures else "all NUMA checks passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
