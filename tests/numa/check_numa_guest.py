@@ -13,6 +13,10 @@ Every check runs wave3d on the guest's real topology and reads where the pages o
                 cores and its pages on its node; wave3d plan on the guest equals wave3d plan on the
                 equivalent synthetic topology (S sockets of N / S NUMA nodes of one core), for
                 rank-per-numa and rank-per-socket
+  iobench       the path matrix covers every buffer node x thread node x page-cache node, each case
+                of the kind its nodes make it (local, pull, push, round-trip, relay with 3 distinct
+                nodes), its page cache on the node asked for, and every file read back equal
+  stream        runs with first-touch and serial arrays on the guest's nodes
 Prints one line per check and exits 1 if any failed.
 """
 import argparse
@@ -63,6 +67,54 @@ def field_shares(doc, rank=0):
 def check_all_on(doc, name, node):
     for field, s in field_shares(doc).items():
         check(s.get(node, 0.0) == 1.0, f"{name}: {field} pages all on node {node} ({s})")
+
+
+def path_kind(buffer, thread, destination):
+    if buffer == thread == destination:
+        return "local"
+    if thread == destination:
+        return "pull"
+    if buffer == thread:
+        return "push"
+    if buffer == destination:
+        return "round-trip"
+    return "relay"
+
+
+def check_iobench(args, n):
+    out = Path(args.work) / "iobench.json"
+    command = [args.wave3d, "iobench", "--path", "/dev/shm", "--size", "4MiB", "--threads", "1", "--repetitions", "1",
+               "--placement", "on-one-node", "--files", "shared", "--path-size", "1MiB", "--json", str(out)]
+    print("$ " + " ".join(command), flush=True)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        print(done.stdout[-3000:], done.stderr[-3000:], sep="\n")
+        check(False, f"iobench exited {done.returncode}")
+        return
+    doc = json.loads(out.read_text())
+    check(doc["files_ok"] is True, "iobench: every file read back equal to the buffer")
+    cases = doc["path_matrix"]["cases"]
+    seen = {(c["buffer_node"], c["thread_node"], c["destination_node"]) for c in cases}
+    check(seen == {(b, t, d) for b in range(n) for t in range(n) for d in range(n)},
+          f"iobench: the path matrix has all {n}x{n}x{n} cases ({len(seen)} seen)")
+    for c in cases:
+        nodes = (c["buffer_node"], c["thread_node"], c["destination_node"])
+        cache = shares(c["page_cache_pages"])
+        if c["kind"] != path_kind(*nodes) or cache.get(c["destination_node"], 0.0) != 1.0:
+            check(False, f"iobench: case {nodes} is '{c['kind']}' with its page cache on {cache}; expected "
+                         f"'{path_kind(*nodes)}' with every page on node {c['destination_node']}")
+            return
+    kinds = sorted({c["kind"] for c in cases})
+    check(True, f"iobench: every case of the kind its nodes make, page cache where asked; kinds {kinds}")
+
+
+def check_stream(args):
+    out = Path(args.work) / "stream.json"
+    command = [args.wave3d, "stream", "--threads", "1,2", "--array-mib", "8", "--repetitions", "3", "--json", str(out)]
+    print("$ " + " ".join(command), flush=True)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    check(done.returncode == 0 and out.is_file(), f"stream: ran with first-touch and serial arrays (exit "
+                                                  f"{done.returncode})")
 
 
 def main():
@@ -129,6 +181,8 @@ def main():
             check(nodes == {rank}, f"rank-per-numa: rank {rank}'s threads on NUMA node(s) {sorted(nodes)}")
             s = field_shares(doc, rank)["prev"]
             check(s.get(rank, 0.0) == 1.0, f"rank-per-numa: rank {rank}'s pages on its node {rank} ({s})")
+    check_iobench(args, n)
+    check_stream(args)
     print(f"{len(failures)} check(s) failed" if failures else "all NUMA checks passed")
     return 1 if failures else 0
 
