@@ -5,11 +5,13 @@
 # since nested KVM is not usable everywhere), so timings inside mean nothing: it is for functional
 # tests. The guest boots Debian's kernel (linux-image-amd64) through virtme-ng.
 #
-#   run-in-numa-guest.sh [--numa-nodes N] [--sockets S] [--memory-mib M] [--timeout SECONDS]
+#   run-in-numa-guest.sh [--numa-nodes N] [--sockets S] [--memory-mib M] [--hbm] [--timeout SECONDS]
 #                        --rwdir DIR -- COMMAND...
 #
 # N NUMA nodes (default 2) of one vCPU each, spread over S sockets (default N), M MiB in all (default
-# 2048, split evenly). COMMAND runs as root in the guest, in the current directory, with the variables
+# 2048, split evenly). --hbm adds node N, 512 MiB without CPUs, that the ACPI HMAT table describes as
+# 4x the bandwidth of node 0 to socket 0's CPUs (a high-bandwidth memory such as HBM or MCDRAM); hwloc
+# reads it as the Bandwidth memory attribute. COMMAND runs as root in the guest, in the current directory, with the variables
 # that let Open MPI start as root; its exit status is this script's. The whole VM (virtme-ng and
 # QEMU, one process group) is killed at the timeout (default 600 s), or when this script is stopped.
 #
@@ -22,6 +24,7 @@ die() { echo "run-in-numa-guest: error: $*" >&2; exit 125; }
 usage() { echo "usage: $0 [--numa-nodes N] [--sockets S] [--memory-mib M] [--timeout SECONDS] --rwdir DIR -- COMMAND..." >&2; exit 125; }
 
 nodes=2
+hbm=0
 sockets=
 memory=2048
 timeout=600
@@ -32,6 +35,7 @@ while (($#)); do
     --sockets) [[ ${2-} =~ ^[1-8]$ ]] || die "--sockets needs 1 to 8, got '${2-}'"; sockets=$2; shift 2 ;;
     --memory-mib) [[ ${2-} =~ ^[1-9][0-9]*$ ]] || die "--memory-mib needs a number, got '${2-}'"; memory=$2; shift 2 ;;
     --timeout) [[ ${2-} =~ ^[1-9][0-9]*$ ]] || die "--timeout needs seconds, got '${2-}'"; timeout=$2; shift 2 ;;
+    --hbm) hbm=1; shift ;;
     --rwdir) [[ -n ${2-} ]] || die "--rwdir needs a directory"; rwdir=$2; shift 2 ;;
     --) shift; break ;;
     *) usage ;;
@@ -41,7 +45,8 @@ done
 [[ -n $rwdir ]] || die "--rwdir is required (the guest sees everything else read-only)"
 sockets=${sockets:-$nodes}
 ((nodes % sockets == 0)) || die "--numa-nodes $nodes does not split evenly over --sockets $sockets"
-((memory % nodes == 0)) || die "--memory-mib $memory does not split evenly over $nodes NUMA nodes"
+cpu_memory=$((memory - 512 * hbm))
+((cpu_memory > 0 && cpu_memory % nodes == 0)) || die "--memory-mib $memory does not split evenly over $nodes NUMA nodes"
 [[ $(id -u) -eq 0 ]] || die "must run as root (a private mount namespace hides /dev/kvm)"
 
 venv=${WAVE3D_TOOLS_VENV:-$HOME/.cache/wave3d/tools-venv}
@@ -54,9 +59,26 @@ kernel=$(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)
 mkdir -p "$rwdir"
 rwdir=$(cd "$rwdir" && pwd)
 
-# One NUMA node per vCPU, memory split evenly.
+# One NUMA node per vCPU, memory split evenly (virtme-ng passes what follows the size on to QEMU's -numa).
 numa=()
-for ((k = 0; k < nodes; k++)); do numa+=(--numa "$((memory / nodes))M,cpus=$k"); done
+for ((k = 0; k < nodes; k++)); do numa+=(--numa "$((cpu_memory / nodes))M,cpus=$k,initiator=$k"); done
+qemu_options=()
+if ((hbm)); then
+  numa+=(--numa "512M,initiator=0")
+  # HMAT: every CPU node's latency and bandwidth to every node; the extra node is socket 0's fast one.
+  hmat="-machine hmat=on"
+  for ((i = 0; i < nodes; i++)); do
+    for ((t = 0; t <= nodes; t++)); do
+      if ((t == nodes)); then if ((i == 0)); then bandwidth=40G; else bandwidth=5G; fi
+      elif ((t == i)); then bandwidth=10G
+      else bandwidth=5G; fi
+      latency=$(( t == i || (t == nodes && i == 0) ? 10 : 20 ))
+      hmat+=" -numa hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-latency,latency=$latency"
+      hmat+=" -numa hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bandwidth"
+    done
+  done
+  qemu_options=("--qemu-opts=$hmat")
+fi
 smp="$nodes,sockets=$sockets,cores=$((nodes / sockets)),threads=1"
 
 # The command line for the guest's shell: every word quoted, run from the current directory. Its exit
@@ -70,7 +92,7 @@ guest_command="export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;
 setsid unshare --mount -- /bin/bash -c '
   if [ -e /dev/kvm ]; then mount --bind /dev/null /dev/kvm; fi
   PATH="$1:$PATH" exec "$2" --run "$3" --force-9p --disable-kvm --cpus "$4" --memory "$5M" --rwdir "$6" \
-    --exec "$7" "${@:8}"' bash "$venv/bin" "$vng" "$kernel" "$smp" "$memory" "$rwdir" "$guest_command" "${numa[@]}" &
+    --exec "$7" "${@:8}"' bash "$venv/bin" "$vng" "$kernel" "$smp" "$memory" "$rwdir" "$guest_command" "${numa[@]}" "${qemu_options[@]}" &
 leader=$!
 stop_guest() { kill -KILL -- "-$leader" 2>/dev/null || true; }
 trap 'stop_guest; exit 130' INT TERM

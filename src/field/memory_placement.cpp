@@ -156,13 +156,14 @@ BandwidthNodeChoice highest_bandwidth_node(hwloc_topology_t topology, hwloc_cons
   initiator.type = HWLOC_LOCATION_TYPE_CPUSET;
   initiator.location.cpuset = where.get();
 
-  // The best local DRAM node: the one to beat.
+  // The ordinary memory to beat: the slowest local DRAM node. Where only the firmware's HMAT table tells
+  // the nodes apart (no subtype), a high-bandwidth node is a DRAM node by hwloc's reckoning too.
   hwloc_obj_t dram = nullptr;
   std::optional<std::uint64_t> dram_bw;
   for (hwloc_obj_t n : local) {
     if (!is_dram(n)) continue;
     const auto bw = bandwidth(topology, n, &initiator);
-    if (dram == nullptr || (bw && (!dram_bw || *bw > *dram_bw))) {
+    if (dram == nullptr || (bw && (!dram_bw || *bw < *dram_bw))) {
       dram = n;
       dram_bw = bw;
     }
@@ -174,14 +175,20 @@ BandwidthNodeChoice highest_bandwidth_node(hwloc_topology_t topology, hwloc_cons
       hwloc_memattr_get_best_target(topology, HWLOC_MEMATTR_ID_BANDWIDTH, &initiator, 0, &best, &best_bw) == 0;
   std::string verdict;  // why the bandwidth values rule out a node, when they do
   if (have_values && is_local(best) && dram != nullptr && dram_bw) {
-    if (best != dram && !is_dram(best) && best_bw > *dram_bw)
+    // A node without a subtype must be clearly faster (1.5x), not one of several alike DRAM nodes
+    // whose measured values differ a little.
+    const bool faster = is_dram(best) ? 2 * best_bw >= 3 * *dram_bw : best_bw > *dram_bw;
+    if (best != dram && faster)
       return {static_cast<int>(best->os_index),
               fmt::format("hwloc rates NUMA node {}{} at {} MiB/s for CPUs {}, above {} MiB/s for DRAM node {}",
                           best->os_index, best->subtype ? fmt::format(" ({})", best->subtype) : "", best_bw,
                           list_of(where.get()), *dram_bw, dram->os_index)};
-    verdict = fmt::format("this machine has no high-bandwidth memory node: hwloc rates DRAM node {} highest for "
-                          "CPUs {} ({} MiB/s)",
-                          dram->os_index, list_of(where.get()), *dram_bw);
+    verdict = best == dram ? fmt::format("this machine has no high-bandwidth memory node: hwloc rates DRAM node {} "
+                                         "highest for CPUs {} ({} MiB/s)",
+                                         dram->os_index, list_of(where.get()), *dram_bw)
+                           : fmt::format("this machine has no high-bandwidth memory node: hwloc rates node {} highest "
+                                         "for CPUs {} ({} MiB/s), not clearly above DRAM node {} ({} MiB/s)",
+                                         best->os_index, list_of(where.get()), best_bw, dram->os_index, *dram_bw);
   } else if (have_values && !is_local(best)) {
     verdict = fmt::format("hwloc's highest-bandwidth node for CPUs {} is node {}, which is not local or not allowed",
                           list_of(where.get()), best->os_index);

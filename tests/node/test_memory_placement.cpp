@@ -289,6 +289,26 @@ TEST(MemoryPlacementSynthetic, BandwidthValuesOverruleTheSubtype) {
   EXPECT_NE(c.reason.find("DRAM node 0"), std::string::npos) << c.reason;
 }
 
+TEST(MemoryPlacementSynthetic, ANodeTheHmatRatesFarFasterIsChosenWithoutASubtype) {
+  // What QEMU's -numa hmat-lb (and firmware that describes HBM only in its HMAT table) gives hwloc.
+  const Synthetic t(kTwoNodesOnePackage);
+  set_bandwidth(t, 0, 10240);
+  set_bandwidth(t, 1, 40960);
+  const BandwidthNodeChoice c = highest_bandwidth_node(t.get(), t.all_cpus());
+  ASSERT_TRUE(c.node.has_value()) << c.reason;
+  EXPECT_EQ(*c.node, 1);
+  EXPECT_NE(c.reason.find("above 10240 MiB/s for DRAM node 0"), std::string::npos) << c.reason;
+}
+
+TEST(MemoryPlacementSynthetic, DramNodesThatDifferALittleAreNotHighBandwidthMemory) {
+  const Synthetic t(kTwoNodesOnePackage);
+  set_bandwidth(t, 0, 10240);
+  set_bandwidth(t, 1, 12000);
+  const BandwidthNodeChoice c = highest_bandwidth_node(t.get(), t.all_cpus());
+  EXPECT_FALSE(c.node.has_value()) << c.reason;
+  EXPECT_NE(c.reason.find("no high-bandwidth memory node"), std::string::npos) << c.reason;
+}
+
 TEST(MemoryPlacementSynthetic, SubtypeDecidesWithoutBandwidthValues) {
   const Synthetic t(kTwoNodesOnePackage);
   set_subtype(t, 1, "MCDRAM");

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """NUMA behaviour, checked inside a guest with several NUMA nodes (scripts/numa-guest/run-in-numa-guest.sh).
 
-  check_numa_guest.py --wave3d PATH --work DIR --numa-nodes N [--sockets S]
+  check_numa_guest.py --wave3d PATH --work DIR --numa-nodes N [--sockets S] [--hbm-node K]
 
 Every check runs wave3d on the guest's real topology and reads where the pages of its fields went
 (run.json memory.pages_per_numa_node_per_rank, from move_pages):
@@ -17,6 +17,9 @@ Every check runs wave3d on the guest's real topology and reads where the pages o
                 of the kind its nodes make it (local, pull, push, round-trip, relay with 3 distinct
                 nodes), its page cache on the node asked for, and every file read back equal
   stream        runs with first-touch and serial arrays on the guest's nodes
+  high-bandwidth-memory (with --hbm-node K, a guest made with --hbm) one rank per socket: the rank of
+                socket 0 puts its fields on node K, the one HMAT says is fastest from there, and the
+                others on their own node
 Prints one line per check and exits 1 if any failed.
 """
 import argparse
@@ -67,6 +70,23 @@ def field_shares(doc, rank=0):
 def check_all_on(doc, name, node):
     for field, s in field_shares(doc).items():
         check(s.get(node, 0.0) == 1.0, f"{name}: {field} pages all on node {node} ({s})")
+
+
+def check_high_bandwidth_memory(args, sockets):
+    launcher = ["mpirun", "-n", str(sockets), "--map-by", "ppr:1:socket", "--bind-to", "socket", "--oversubscribe"]
+    doc = run_wave3d(args, "high-bandwidth-memory", ["--set", "placement.high_bandwidth_memory=true"],
+                     launcher=launcher)
+    if not doc:
+        return
+    for rank in range(sockets):
+        s = field_shares(doc, rank)["prev"]
+        if rank == 0:
+            check(s.get(args.hbm_node, 0.0) == 1.0,
+                  f"high-bandwidth memory: rank 0 (socket 0) has its fields on node {args.hbm_node} ({s})")
+        else:
+            check(args.hbm_node not in s and len(s) == 1,
+                  f"high-bandwidth memory: rank {rank} (socket {rank}) keeps its fields off node {args.hbm_node}, "
+                  f"on one node of its own ({s})")
 
 
 def path_kind(buffer, thread, destination):
@@ -123,6 +143,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--numa-nodes", type=int, required=True)
     ap.add_argument("--sockets", type=int, help="default: one per NUMA node")
+    ap.add_argument("--hbm-node", type=int, help="the high-bandwidth node of a guest made with --hbm")
     args = ap.parse_args()
     n = args.numa_nodes
     sockets = args.sockets or n
@@ -138,7 +159,13 @@ def main():
         except OSError as e:
             print(f"could not set {knob} = {value}: {e}")
     topology = subprocess.run(["hwloc-calc", "--number-of", "numanode", "all"], capture_output=True, text=True)
-    check(topology.stdout.strip() == str(n), f"the guest has {n} NUMA nodes (hwloc: {topology.stdout.strip()})")
+    expected_nodes = n + (1 if args.hbm_node is not None else 0)
+    check(topology.stdout.strip() == str(expected_nodes),
+          f"the guest has {expected_nodes} NUMA nodes (hwloc: {topology.stdout.strip()})")
+    if args.hbm_node is not None:
+        check_high_bandwidth_memory(args, sockets)
+        print(f"{len(failures)} check(s) failed" if failures else "all NUMA checks passed")
+        return 1 if failures else 0
 
     bound = ["--set", "placement.layout=rank-per-node", "--set", f"run.threads={n}"]
     doc = run_wave3d(args, "serial", [*bound, "--set", "init.policy=serial"])
