@@ -61,7 +61,12 @@ rwdir=$(cd "$rwdir" && pwd)
 
 # One NUMA node per vCPU, memory split evenly (virtme-ng passes what follows the size on to QEMU's -numa).
 numa=()
-for ((k = 0; k < nodes; k++)); do numa+=(--numa "$((cpu_memory / nodes))M,cpus=$k,initiator=$k"); done
+# With HMAT (--hbm) QEMU needs every node's initiator, and refuses one without it.
+for ((k = 0; k < nodes; k++)); do
+  initiator=
+  if ((hbm)); then initiator=",initiator=$k"; fi
+  numa+=(--numa "$((cpu_memory / nodes))M,cpus=$k$initiator")
+done
 qemu_options=()
 if ((hbm)); then
   numa+=(--numa "512M,initiator=0")

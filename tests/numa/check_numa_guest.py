@@ -17,6 +17,7 @@ Every check runs wave3d on the guest's real topology and reads where the pages o
                 of the kind its nodes make it (local, pull, push, round-trip, relay with 3 distinct
                 nodes), its page cache on the node asked for, and every file read back equal
   stream        runs with first-touch and serial arrays on the guest's nodes
+  advise        measures every NUMA domain: one entry per node in advise.json, each with its own curves
   high-bandwidth-memory (with --hbm-node K, a guest made with --hbm) one rank per socket: the rank of
                 socket 0 puts its fields on node K, the one HMAT says is fastest from there, and the
                 others on their own node
@@ -137,6 +138,22 @@ def check_stream(args):
                                                   f"{done.returncode})")
 
 
+def check_advise(args, n):
+    out = Path(args.work) / "advise"
+    command = [args.wave3d, "advise", "--threads", "1", "--grid", "24", "--steps", "2", "--repetitions", "2",
+               "--array-mib", "4", "--stream-repetitions", "2", "--no-plot", "--output-dir", str(out)]
+    print("$ " + " ".join(command), flush=True)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        print(done.stdout[-3000:], done.stderr[-3000:], sep="\n")
+        check(False, f"advise exited {done.returncode}")
+        return
+    domains = json.loads((out / "advise.json").read_text())["domains"]
+    nodes = sorted(d["os_index"] for d in domains)
+    check(nodes == list(range(n)) and all(d["curves"] for d in domains),
+          f"advise: one measured domain per NUMA node ({nodes})")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--wave3d", required=True)
@@ -210,6 +227,7 @@ def main():
             check(s.get(rank, 0.0) == 1.0, f"rank-per-numa: rank {rank}'s pages on its node {rank} ({s})")
     check_iobench(args, n)
     check_stream(args)
+    check_advise(args, n)
     print(f"{len(failures)} check(s) failed" if failures else "all NUMA checks passed")
     return 1 if failures else 0
 
