@@ -25,7 +25,6 @@ Prints one line per check and exits 1 if any failed.
 """
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -42,15 +41,20 @@ def check(ok, what):
         failures.append(what)
 
 
-def run_wave3d(args, name, settings, launcher=(), env_extra=None):
-    out = Path(args.work) / name
-    command = [*launcher, args.wave3d, "run", *SMALL, *settings, "--set", f"output.directory={out}"]
+def run_command(command, what):
+    """Runs a command; True if it exited 0, else shows its output and records the failure."""
     print("$ " + " ".join(command), flush=True)
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, **(env_extra or {})})
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         print(done.stdout[-3000:], done.stderr[-3000:], sep="\n")
-        check(False, f"{name}: wave3d run exited {done.returncode}")
+        check(False, f"{what} exited {done.returncode}")
+    return done.returncode == 0
+
+
+def run_wave3d(args, name, settings, launcher=()):
+    out = Path(args.work) / name
+    if not run_command([*launcher, args.wave3d, "run", *SMALL, *settings, "--set", f"output.directory={out}"],
+                       f"{name}: wave3d run"):
         return None
     (run_json,) = out.rglob("run.json")
     return json.loads(run_json.read_text())
@@ -104,13 +108,9 @@ def path_kind(buffer, thread, destination):
 
 def check_iobench(args, n):
     out = Path(args.work) / "iobench.json"
-    command = [args.wave3d, "iobench", "--path", "/dev/shm", "--size", "4MiB", "--threads", "1", "--repetitions", "1",
-               "--placement", "on-one-node", "--files", "shared", "--path-size", "1MiB", "--json", str(out)]
-    print("$ " + " ".join(command), flush=True)
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
-    if done.returncode != 0:
-        print(done.stdout[-3000:], done.stderr[-3000:], sep="\n")
-        check(False, f"iobench exited {done.returncode}")
+    if not run_command([args.wave3d, "iobench", "--path", "/dev/shm", "--size", "4MiB", "--threads", "1",
+                        "--repetitions", "1", "--placement", "on-one-node", "--files", "shared", "--path-size", "1MiB",
+                        "--json", str(out)], "iobench"):
         return
     doc = json.loads(out.read_text())
     check(doc["files_ok"] is True, "iobench: every file read back equal to the buffer")
@@ -131,22 +131,16 @@ def check_iobench(args, n):
 
 def check_stream(args):
     out = Path(args.work) / "stream.json"
-    command = [args.wave3d, "stream", "--threads", "1,2", "--array-mib", "8", "--repetitions", "3", "--json", str(out)]
-    print("$ " + " ".join(command), flush=True)
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
-    check(done.returncode == 0 and out.is_file(), f"stream: ran with first-touch and serial arrays (exit "
-                                                  f"{done.returncode})")
+    if run_command([args.wave3d, "stream", "--threads", "1,2", "--array-mib", "8", "--repetitions", "3",
+                    "--json", str(out)], "stream"):
+        check(out.is_file(), "stream: ran with first-touch and serial arrays")
 
 
 def check_advise(args, n):
     out = Path(args.work) / "advise"
-    command = [args.wave3d, "advise", "--threads", "1", "--grid", "24", "--steps", "2", "--repetitions", "2",
-               "--array-mib", "4", "--stream-repetitions", "2", "--no-plot", "--output-dir", str(out)]
-    print("$ " + " ".join(command), flush=True)
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
-    if done.returncode != 0:
-        print(done.stdout[-3000:], done.stderr[-3000:], sep="\n")
-        check(False, f"advise exited {done.returncode}")
+    if not run_command([args.wave3d, "advise", "--threads", "1", "--grid", "24", "--steps", "2", "--repetitions", "2",
+                        "--array-mib", "4", "--stream-repetitions", "2", "--no-plot", "--output-dir", str(out)],
+                       "advise"):
         return
     domains = json.loads((out / "advise.json").read_text())["domains"]
     nodes = sorted(d["os_index"] for d in domains)
