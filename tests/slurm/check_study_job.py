@@ -68,6 +68,8 @@ def check_runs(args, study_dir, job_id):
         expect(entry["status"] == "done" and result["verification"]["status"] == "VERIFIED",
                f"{entry['dir']}: done and VERIFIED")
         launcher = configuration["launcher"]
+        if args.submit == "qsub" and args.nodes > 1:
+            expect("--hostfile" in launcher, f"{entry['dir']}: mpirun was given the job's $PBS_NODEFILE")
         ranks = option_value(launcher, "--ntasks") or option_value(launcher, "-n")
         expect(launcher[0] == ("srun" if args.submit == "sbatch" else "mpirun")
                and str(result["provenance"]["mpi"]["world_size"]) == ranks,
@@ -114,9 +116,14 @@ def check(args):
     reduced_study(Path(args.root) / f"configs/studies/{args.study}.toml", study, args.repetitions)
     env = study_job_environment(args, results)
     if args.submit == "qsub" and args.nodes > 1:
-        # mpirun reaches the other nodes as on a PBS cluster, through a remote shell (here one that
-        # enters the node's namespaces), not through Slurm, which only stands in for PBS here.
-        env.update({"OMPI_MCA_plm": "rsh",
+        # As on a PBS cluster: the job's $PBS_NODEFILE (one line per slot; Slurm's PBS compatibility writes
+        # none, so the test does), handed to mpirun as --hostfile, and mpirun reaching the other nodes
+        # through a remote shell (here one that enters the node's namespaces), not through Slurm.
+        cpus = int(subprocess.run(["sinfo", "--noheader", "--format=%c"], env=env, capture_output=True,
+                                  text=True).stdout.split()[0])
+        nodefile = work / "pbs_nodefile"
+        nodefile.write_text("".join(f"node{k}\n" * cpus for k in range(1, args.nodes + 1)))
+        env.update({"PBS_NODEFILE": str(nodefile), "OMPI_MCA_plm": "rsh",
                     "OMPI_MCA_plm_rsh_agent": str(Path(args.root) / "scripts/slurm/node-rsh.sh")})
     out_file = work / f"{args.study}.out"
     out_file.unlink(missing_ok=True)

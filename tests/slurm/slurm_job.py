@@ -91,8 +91,11 @@ def submit_study(root, env, submit, name, study, out_file, nodes=1):
     # Whole node, as a PBS user asks with nodes=1:ppn=<cores>; -o and -j oe on the command line, as
     # slurm-wlm-torque's qsub ignores them in the script.
     cpus = run(["sinfo", "--noheader", "--format=%c"], env).stdout.split()[0]
-    done = run(["qsub", "-o", str(out_file), "-j", "oe", "-l", f"nodes={nodes}:ppn={cpus}", "-V", "-v",
-                f"WAVE3D_STUDY={study}", f"jobscripts/pbs/{name}.pbs"], env, cwd=root)
+    variables = f"WAVE3D_STUDY={study}"
+    if "PBS_NODEFILE" in env:  # a node file the test wrote, where the PBS server would
+        variables += f",PBS_NODEFILE={env['PBS_NODEFILE']}"
+    done = run(["qsub", "-o", str(out_file), "-j", "oe", "-l", f"nodes={nodes}:ppn={cpus}", "-V", "-v", variables,
+                f"jobscripts/pbs/{name}.pbs"], env, cwd=root)
     job_id = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
     if not job_id.isdigit():
         raise TestFailure(f"qsub printed no job id: {done.stdout!r}")
