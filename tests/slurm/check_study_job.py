@@ -6,7 +6,8 @@ results and the report.
                      --submit sbatch|qsub [--nodes N] [--repetitions K] [--timeout S]
 
 The study is configs/studies/NAME.toml with a small grid and few steps: `placement` is 4 layouts x
-first-touch/serial = 8 configurations; `surplus` is 1..all compute cores per socket x the daemon off/on.
+first-touch/serial = 8 configurations; `surplus` is 1..all compute cores per socket x the daemon off/on;
+`jitter` is reserved cores x daemon x progress thread x halo mode = 10 configurations.
 sbatch runs jobscripts/slurm/NAME.sbatch (every run an srun step of the one allocation, the daemon with
 srun --overlap); qsub runs jobscripts/pbs/NAME.pbs through Slurm's PBS compatibility (every run an
 mpirun, the daemon an mpirun of one process per node).
@@ -49,6 +50,8 @@ def expected_configurations(name, machine):
         return 8  # 4 layouts x 2 initialisations
     if name == "surplus":
         return 2 * machine["cores_per_socket"]  # 1..all compute cores x daemon off/on
+    if name == "jitter":
+        return 10  # reserve x daemon x progress thread x halo mode, less the excluded pairings
     raise ValueError(name)
 
 
@@ -144,7 +147,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     for name in ("--cluster", "--root", "--wave3d", "--noise", "--work"):
         parser.add_argument(name, required=True)
-    parser.add_argument("--study", choices=["placement", "surplus"], required=True)
+    parser.add_argument("--study", choices=["placement", "surplus", "jitter"], required=True)
     parser.add_argument("--submit", choices=["sbatch", "qsub"], required=True)
     parser.add_argument("--nodes", type=int, default=1)
     parser.add_argument("--repetitions", type=int, default=2)
