@@ -7,50 +7,21 @@
 #include <string>
 
 #include "mpi/environment.hpp"
+#include "mpi/halo_boxes.hpp"
 
 namespace wave3d::mpi {
 namespace {
 
 constexpr int kTagBase = 100;  // above HaloExchange's 0..5
 
-template <typename T>
-MPI_Datatype datatype_of() {
-  return sizeof(T) == sizeof(double) ? MPI_DOUBLE : MPI_FLOAT;
-}
+using halo::datatype_of;
+using halo::ghost_box;
+using halo::seconds_since;
+using halo::send_box;
 
 int travel_tag(const Dims3& d) { return kTagBase + (d[0] + 1) + 3 * (d[1] + 1) + 9 * (d[2] + 1); }
 
 Dims3 opposite(const Dims3& d) { return {-d[0], -d[1], -d[2]}; }
-
-// The owned cells within `width` of the faces `d` points to.
-Box send_box(const Box& owned, const Dims3& d, int width) {
-  Box b = owned;
-  for (std::size_t a = 0; a < 3; ++a) {
-    if (d[a] < 0) b.hi[a] = owned.lo[a] + width;
-    if (d[a] > 0) b.lo[a] = owned.hi[a] - width;
-  }
-  return b;
-}
-
-// The halo cells at offset `d`: `width` deep beyond each face d points to.
-Box ghost_box(const Box& owned, const Dims3& d, int width) {
-  Box b = owned;
-  for (std::size_t a = 0; a < 3; ++a) {
-    if (d[a] < 0) {
-      b.lo[a] = owned.lo[a] - width;
-      b.hi[a] = owned.lo[a];
-    }
-    if (d[a] > 0) {
-      b.lo[a] = owned.hi[a];
-      b.hi[a] = owned.hi[a] + width;
-    }
-  }
-  return b;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // A box of rows to copy within a field, or between a field and a buffer.
 template <typename T>

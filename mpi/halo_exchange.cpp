@@ -8,48 +8,26 @@
 #include <utility>
 
 #include "mpi/environment.hpp"
+#include "mpi/halo_boxes.hpp"
 
 namespace wave3d::mpi {
 namespace {
 
-template <typename T>
-MPI_Datatype datatype_of();
-template <>
-MPI_Datatype datatype_of<float>() {
-  return MPI_FLOAT;
-}
-template <>
-MPI_Datatype datatype_of<double>() {
-  return MPI_DOUBLE;
-}
+using halo::datatype_of;
+using halo::seconds_since;
 
 constexpr const char* kAxisName[3] = {"x", "y", "z"};
 
 // The tag of a message travelling along `axis` in `direction`; see the header's protocol.
 int travel_tag(int axis, int direction) { return 2 * axis + (direction > 0 ? 1 : 0); }
 
-// The owned cells within `width` of the `direction` face along `axis`: what the neighbour on that
-// side needs. The other two axes span the owned range only (faces, no edges or corners).
+// The owned cells within `width` of the `direction` face along `axis` (the owned range along the
+// other two axes: faces, no edges or corners), and the ghost cells just outside that face.
 Box send_slab(const Box& owned, int axis, int direction, int width) {
-  Box b = owned;
-  if (direction < 0)
-    b.hi[axis] = owned.lo[axis] + width;
-  else
-    b.lo[axis] = owned.hi[axis] - width;
-  return b;
+  return halo::send_box(owned, halo::face_offset(axis, direction), width);
 }
-
-// The ghost cells just outside the `direction` face along `axis`.
 Box ghost_slab(const Box& owned, int axis, int direction, int width) {
-  Box b = owned;
-  if (direction < 0) {
-    b.lo[axis] = owned.lo[axis] - width;
-    b.hi[axis] = owned.lo[axis];
-  } else {
-    b.lo[axis] = owned.hi[axis];
-    b.hi[axis] = owned.hi[axis] + width;
-  }
-  return b;
+  return halo::ghost_box(owned, halo::face_offset(axis, direction), width);
 }
 
 std::string box_text(const Box& b) {
@@ -60,10 +38,6 @@ std::string box_text(const Box& b) {
   }
   s += ')';
   return s;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // Calls fn(face, row, y, z) for every row (x contiguous) of every face. One OpenMP region for all

@@ -102,9 +102,7 @@ StepPhaseTimes StepDriver<T>::overlap_step() {
 // the points it computes); nothing for a subdomain without neighbours, whose fields have no deep halo.
 template <typename T>
 std::vector<typename mpi::DeepHaloExchange<T>::Slab> StepDriver<T>::sweep_slabs(int steps) {
-  bool neighbours = false;
-  for (const auto& axis : deep_->faces_with_neighbours()) neighbours = neighbours || axis[0] || axis[1];
-  if (!neighbours) return {};
+  if (!any_face(deep_->faces_with_neighbours())) return {};
   const int r = solver_.kernel().radius();
   return {{&solver_.halo_field(), steps * r}, {&solver_.older_halo_field(), (steps - 1) * r}};
 }

@@ -191,9 +191,7 @@ RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldI
     if (sweeping) {
       deep_halo.emplace(*cart, cart->owned(), config.blocking.steps * config.grid.radius);
       const FaceFlags& faces = deep_halo->faces_with_neighbours();
-      solver.emplace(config, cart->owned(),
-                     std::array<bool, 3>{faces[0][0] || faces[0][1], faces[1][0] || faces[1][1], faces[2][0] || faces[2][1]},
-                     faces);
+      solver.emplace(config, cart->owned(), axes_of(faces), faces);
     } else {
       halo.emplace(*cart, cart->owned(), config.grid.radius);
       solver.emplace(config, cart->owned(), halo->remote_axes());

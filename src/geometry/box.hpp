@@ -49,6 +49,17 @@ inline Box box_from_extents(const Index3& n) { return Box{{0, 0, 0}, n}; }
 // a neighbour.
 using FaceFlags = std::array<std::array<bool, 2>, 3>;
 
+inline bool any_face(const FaceFlags& faces) {
+  for (const auto& axis : faces)
+    if (axis[0] || axis[1]) return true;
+  return false;
+}
+
+// Per axis: whether either of its faces is marked.
+inline std::array<bool, 3> axes_of(const FaceFlags& faces) {
+  return {faces[0][0] || faces[0][1], faces[1][0] || faces[1][1], faces[2][0] || faces[2][1]};
+}
+
 // `b` with every face marked in `faces` moved outward by `width` (inward if width is negative).
 inline Box grown_at(const Box& b, const FaceFlags& faces, std::int64_t width) {
   Box r = b;

@@ -23,12 +23,6 @@ KernelVariant kernel_variant(KernelChoice choice) {
 
 namespace {
 
-bool any_face(const FaceFlags& faces) {
-  for (const auto& axis : faces)
-    if (axis[0] || axis[1]) return true;
-  return false;
-}
-
 // The halo a sweep of blocking.steps levels reads beyond faces with neighbours: steps radii deep.
 int halo_width_for(const RunConfig& config, const FaceFlags& halo_faces) {
   return config.blocking.steps > 1 && any_face(halo_faces) ? config.blocking.steps * config.grid.radius

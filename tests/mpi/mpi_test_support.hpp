@@ -45,6 +45,9 @@ inline bool thick_enough(const Index3& n, const Dims3& dims, int radius) {
   return true;
 }
 
+// i wrapped into [0, n): the owned point a periodic ghost cell mirrors.
+inline std::int64_t wrap(std::int64_t i, std::int64_t n) { return ((i % n) + n) % n; }
+
 inline std::string text(const Index3& v) {
   return std::to_string(v[0]) + "x" + std::to_string(v[1]) + "x" + std::to_string(v[2]);
 }

@@ -61,8 +61,6 @@ void fill(Field<T>& f, int field) {
         f.at(x, y, z) = f.owned().contains({x, y, z}) ? value_at<T>({x, y, z}, field) : static_cast<T>(kSentinel);
 }
 
-std::int64_t wrap(std::int64_t i, std::int64_t n) { return ((i % n) + n) % n; }
-
 // What a correct exchange of `width` leaves at p: the owned value, the mirrored global value, or
 // the sentinel (deeper than width along some axis, or beyond a zero boundary).
 template <typename T>
@@ -71,7 +69,7 @@ T expected_at(Index3 p, const Box& owned, const Index3& n, const Periodic& perio
     if (p[a] < owned.lo[a] - width || p[a] >= owned.hi[a] + width) return static_cast<T>(kSentinel);
     if (p[a] >= 0 && p[a] < n[a]) continue;
     if (!periodic[a]) return static_cast<T>(kSentinel);
-    p[a] = wrap(p[a], n[a]);
+    p[a] = t::wrap(p[a], n[a]);
   }
   return value_at<T>(p, field);
 }

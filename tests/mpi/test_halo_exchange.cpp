@@ -66,8 +66,6 @@ void fill(Field<T>& f, int step) {
         f.at(x, y, z) = owned.contains({x, y, z}) ? value_at<T>(x, y, z, step) : static_cast<T>(kSentinel);
 }
 
-std::int64_t wrap(std::int64_t i, std::int64_t n) { return ((i % n) + n) % n; }
-
 // Checks every cell of f's allocated box (owned and ghost) against what a correct exchange leaves.
 template <typename T>
 std::optional<std::string> verify(const Field<T>& f, const Index3& n, const Periodic& periodic, int step,
@@ -93,7 +91,7 @@ std::optional<std::string> verify(const Field<T>& f, const Index3& n, const Peri
         } else {
           const bool inside_grid = p[axis] >= 0 && p[axis] < n[axis];
           if (inside_grid || periodic[static_cast<std::size_t>(axis)]) {
-            p[axis] = wrap(p[axis], n[axis]);
+            p[axis] = t::wrap(p[axis], n[axis]);
             expected = value_at<T>(p[0], p[1], p[2], step);
           } else {
             kind = "ghost beyond a zero boundary";
