@@ -10,7 +10,6 @@
 namespace wave3d::mpi {
 namespace {
 
-constexpr const char* kAxisName[3] = {"x", "y", "z"};
 constexpr std::uint64_t kSaturated = std::numeric_limits<std::uint64_t>::max();
 
 // Saturating arithmetic: absurd configurations must still produce an error message, not wrap around
@@ -82,9 +81,9 @@ std::string thin_message(const Index3& n, const Dims3& dims, int radius) {
                                                   : std::to_string(small) + " to " + std::to_string(small + 1);
     if (!message.empty()) message += "; ";
     message += "grid.n[" + std::to_string(a) + "] = " + std::to_string(n[a]) + " over " + ranks_text(dims[a]) +
-               " along " + kAxisName[a] + " gives subdomains of " + sizes + " points, thinner than the stencil radius " +
+               " along " + kAxisNames[a] + " gives subdomains of " + sizes + " points, thinner than the stencil radius " +
                std::to_string(radius) + "; use at most " + ranks_text(max_ranks_along(n, a, radius)) + " along " +
-               kAxisName[a];
+               kAxisNames[a];
   }
   return message;
 }

@@ -16,7 +16,6 @@ namespace {
 using halo::datatype_of;
 using halo::seconds_since;
 
-constexpr const char* kAxisName[3] = {"x", "y", "z"};
 
 // The tag of a message travelling along `axis` in `direction`; see the header's protocol.
 int travel_tag(int axis, int direction) { return 2 * axis + (direction > 0 ? 1 : 0); }
@@ -76,7 +75,7 @@ HaloExchange<T>::HaloExchange(const CartesianComm& comm, const Box& owned, int h
       if (peer == MPI_PROC_NULL) continue;  // zero boundary: ghosts stay as they are
       if (owned.extent(axis) < halo_width) {
         throw std::invalid_argument("HaloExchange: rank " + std::to_string(comm.rank()) + " owns " +
-                                    std::to_string(owned.extent(axis)) + " points along " + kAxisName[axis] +
+                                    std::to_string(owned.extent(axis)) + " points along " + kAxisNames[axis] +
                                     ", fewer than the halo width " + std::to_string(halo_width) +
                                     "; halos come from the immediate neighbour only");
       }

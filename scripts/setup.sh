@@ -69,9 +69,6 @@ build sanitize
 # The sanitizers watch our C++: tests of Python logic alone (the study runner's expansion, the analysis
 # and the report) have passed on the release build and gain nothing from a second pass, nor do the
 # testbeds (the NUMA guest under QEMU, the multi-node cluster), which run C++ the other tests run too.
+# The sanitizer build is also the build without PAPI: its counter tests check the "not built in" path,
+# the Release build's the PAPI one.
 ctest --preset sanitize --parallel "$jobs" --label-exclude '^(analysis|study|studyreport|numa|multinode)$'
-
-# The build without PAPI: the app and the counter tests, which check its "not built in" path.
-cmake --preset no-papi >/dev/null
-cmake --build --preset no-papi -j "$jobs" --target wave3d test_counters
-ctest --preset no-papi -L counters --parallel "$jobs"

@@ -17,8 +17,6 @@ std::vector<const NumaNode*> domains_with_cores(const Topology& topology) {
   return domains;
 }
 
-std::string cores_text(int n) { return fmt::format("{} {}", n, n == 1 ? "core" : "cores"); }
-
 void check_fits(const std::optional<Curve>& curve, std::string_view name, const NumaNode& numa,
                 const Topology& topology) {
   if (!curve) return;
@@ -98,6 +96,8 @@ bool numa_nodes_are_sockets(const Topology& topology) {
 }
 
 }  // namespace
+
+std::string cores_text(int n) { return fmt::format("{} {}", n, n == 1 ? "core" : "cores"); }
 
 std::string reserve_spelling(const Topology& topology, const std::vector<int>& reserved) {
   if (reserved.empty()) return "none";

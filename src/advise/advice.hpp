@@ -73,4 +73,7 @@ NodeAdvice advise_node(const Topology& topology, const std::vector<DomainCurves>
 // highest-numbered cores, otherwise "list:i,j,...".
 std::string reserve_spelling(const Topology& topology, const std::vector<int>& reserved);
 
+// "1 core", "3 cores": a count of cores as the advice's sentences write it.
+std::string cores_text(int n);
+
 }  // namespace wave3d::advise

@@ -10,7 +10,6 @@
 namespace wave3d::advise {
 namespace {
 
-std::string cores_text(int n) { return fmt::format("{} {}", n, n == 1 ? "core" : "cores"); }
 std::string threads_text(int n) { return fmt::format("{} {}", n, n == 1 ? "thread" : "threads"); }
 
 // "core 3" / "cores 2-3".

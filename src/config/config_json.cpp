@@ -13,7 +13,7 @@ namespace wave3d {
 
 namespace {
 
-constexpr std::string_view kOrigin = "json";
+constexpr std::string_view kJsonOrigin = "json";
 
 nlohmann::json json_value(const ConfigValue& value) {
   return std::visit([](const auto& v) { return nlohmann::json(v); }, value);
@@ -49,7 +49,7 @@ void insert_json(toml::table& table, const std::string& key, const nlohmann::jso
     case Type::number_float: table.insert(key, value.get<double>()); return;
     default: break;
   }
-  throw ConfigError(fmt::format("{}: {} = {} has no TOML equivalent", kOrigin, path, value.dump()));
+  throw ConfigError(fmt::format("{}: {} = {} has no TOML equivalent", kJsonOrigin, path, value.dump()));
 }
 
 }  // namespace
@@ -64,11 +64,11 @@ nlohmann::json config_to_json(const RunConfig& config) {
 }
 
 RunConfig config_from_json(const nlohmann::json& json) {
-  if (!json.is_object()) throw ConfigError(fmt::format("{}: expected an object of config sections, got {}", kOrigin, json.type_name()));
+  if (!json.is_object()) throw ConfigError(fmt::format("{}: expected an object of config sections, got {}", kJsonOrigin, json.type_name()));
   toml::table document;
   for (const auto& [name, value] : json.items()) insert_json(document, name, value, name);
   Settings settings;
-  add_table_settings(settings, document, kOrigin);
+  add_table_settings(settings, document, kJsonOrigin);
   return resolve_run_config(settings);
 }
 

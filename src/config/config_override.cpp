@@ -11,7 +11,7 @@ namespace wave3d {
 
 namespace {
 
-constexpr std::string_view kOrigin = "--set";
+constexpr std::string_view kOverrideOrigin = "--set";
 
 std::string_view trim(std::string_view s) {
   const auto first = s.find_first_not_of(" \t");
@@ -45,7 +45,7 @@ toml::table parse_value(const KeySpec& spec, std::string_view text) {
     try {
       (void)toml::parse(fmt::format("v = {}", text));
     } catch (const toml::parse_error& e) {
-      throw ConfigError(fmt::format("{}: {} = {} is not valid TOML ({}); allowed: {}", kOrigin, spec.key, text,
+      throw ConfigError(fmt::format("{}: {} = {} is not valid TOML ({}); allowed: {}", kOverrideOrigin, spec.key, text,
                                     e.description(), allowed_text(spec)));
     }
   }
@@ -60,12 +60,12 @@ void add_override(Settings& settings, std::string_view text) {
   const auto equals = text.find('=');
   const std::string_view key = trim(text.substr(0, equals));
   if (equals == std::string_view::npos || key.empty())
-    throw ConfigError(fmt::format("{}: malformed override '{}': expected key=value, e.g. grid.n=512,512,256", kOrigin,
+    throw ConfigError(fmt::format("{}: malformed override '{}': expected key=value, e.g. grid.n=512,512,256", kOverrideOrigin,
                                   text));
   const KeySpec* spec = find_key_spec(key);
-  if (spec == nullptr) throw unknown_key_error(key, kOrigin);
+  if (spec == nullptr) throw unknown_key_error(key, kOverrideOrigin);
   const toml::table value = parse_value(*spec, trim(text.substr(equals + 1)));
-  settings.insert_or_assign(std::string(key), Setting{check_value(*spec, *value.get("v"), kOrigin), std::string(kOrigin)});
+  settings.insert_or_assign(std::string(key), Setting{check_value(*spec, *value.get("v"), kOverrideOrigin), std::string(kOverrideOrigin)});
 }
 
 }  // namespace wave3d

@@ -30,10 +30,6 @@ std::string grouped_text(const std::vector<std::pair<int, std::optional<std::str
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
-nlohmann::json optional_text(const std::optional<std::string>& text) {
-  return text ? nlohmann::json(*text) : nlohmann::json();
-}
-
 nlohmann::json region_object(const RegionCounts& counts) {
   nlohmann::json json = nlohmann::json::object();
   for (std::size_t r = 0; r < kRegionCount; ++r) json[std::string(kRegionNames[r])] = counts[r];

@@ -3,16 +3,16 @@
 namespace wave3d::counters {
 namespace {
 
-nlohmann::json optional_text(const std::optional<std::string>& text) {
-  return text ? nlohmann::json(*text) : nlohmann::json();
-}
-
 std::optional<std::string> text_or_none(const nlohmann::json& json) {
   if (json.is_null()) return std::nullopt;
   return json.get<std::string>();
 }
 
 }  // namespace
+
+nlohmann::json optional_text(const std::optional<std::string>& text) {
+  return text ? nlohmann::json(*text) : nlohmann::json();
+}
 
 nlohmann::json rank_report_to_json(const RankReport& report) {
   nlohmann::json events = nlohmann::json::array();

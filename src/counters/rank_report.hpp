@@ -15,6 +15,9 @@ struct RankReport {
   std::optional<DramCounts> dram;  // only on the rank that measured for its node
 };
 
+// A reason in JSON: its text, or null when there is none.
+nlohmann::json optional_text(const std::optional<std::string>& text);
+
 nlohmann::json rank_report_to_json(const RankReport& report);
 RankReport rank_report_from_json(const nlohmann::json& json);
 

@@ -8,6 +8,9 @@ namespace wave3d {
 
 using Index3 = std::array<std::int64_t, 3>;
 
+// How messages name the axes: x is axis 0 (fastest), z axis 2.
+inline constexpr const char* kAxisNames[3] = {"x", "y", "z"};
+
 struct Box {
   Index3 lo{0, 0, 0};
   Index3 hi{0, 0, 0};

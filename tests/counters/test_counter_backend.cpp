@@ -14,12 +14,12 @@ namespace wave3d::counters {
 namespace {
 
 constexpr bool kBuiltWithPapi = WAVE3D_EXPECT_PAPI;
-constexpr int kThreads = 2;
+constexpr int kBackendThreads = 2;
 
 // Something for the threads to do inside a region.
 double busy_work() {
   double sum = 0;
-#pragma omp parallel for reduction(+ : sum) num_threads(kThreads)
+#pragma omp parallel for reduction(+ : sum) num_threads(kBackendThreads)
   for (int i = 0; i < 2000000; ++i) sum += std::sqrt(static_cast<double>(i));
   return sum;
 }
@@ -39,7 +39,7 @@ TEST(CounterBackend, IsTheOneThisBuildAskedFor) {
 TEST(CounterBackend, WithoutPapiEverythingIsUnavailableWithTheReason) {
   if (kBuiltWithPapi) GTEST_SKIP() << "this build has PAPI; the no-PAPI backend is tested in the no-papi build";
   const auto backend = make_counter_backend();
-  RegionCounters counters(*backend, {"PAPI_TOT_CYC", "perf::TASK-CLOCK"}, kThreads);
+  RegionCounters counters(*backend, {"PAPI_TOT_CYC", "perf::TASK-CLOCK"}, kBackendThreads);
   EXPECT_FALSE(counters.counting());
   counters.begin_step();
   counters.end_of(Region::compute);
@@ -60,7 +60,7 @@ TEST(CounterBackend, BogusAndMissingEventsAreUnavailableTheRestIsConsistent) {
   const auto backend = make_counter_backend();
   const std::vector<std::string> names{"wave3d::NO-SUCH-EVENT", "PAPI_TOT_CYC", "perf::TASK-CLOCK",
                                        "perf::CONTEXT-SWITCHES", "perf::PAGE-FAULTS"};
-  RegionCounters counters(*backend, names, kThreads);
+  RegionCounters counters(*backend, names, kBackendThreads);
   const int steps = 3;
   for (int s = 0; s < steps; ++s) {
     counters.begin_step();
@@ -82,7 +82,7 @@ TEST(CounterBackend, BogusAndMissingEventsAreUnavailableTheRestIsConsistent) {
       EXPECT_TRUE(e.per_thread.empty()) << e.name;
       continue;
     }
-    ASSERT_EQ(e.per_thread.size(), static_cast<std::size_t>(kThreads)) << e.name;
+    ASSERT_EQ(e.per_thread.size(), static_cast<std::size_t>(kBackendThreads)) << e.name;
     for (const RegionCounts& r : e.per_thread) {
       std::printf("%-24s compute %lld halo %lld step %lld\n", e.name.c_str(), r[0], r[1], r[2]);
       for (long long v : r) EXPECT_GE(v, 0) << e.name;

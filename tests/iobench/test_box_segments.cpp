@@ -14,17 +14,15 @@
 #include "iobench/io_threads.hpp"
 #include "iobench/node_split.hpp"
 #include "iobench/segment_writer.hpp"
+#include "iobench_test_support.hpp"
 
 namespace wave3d {
 namespace {
 
+using testing::read_all;
+
 float value_at(std::int64_t x, std::int64_t y, std::int64_t z) {
   return static_cast<float>(x + 1000 * y + 1000000 * z);
-}
-
-std::vector<char> read_all(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 TEST(BoxSegments, COrderOffsetsPutXFastestThenYThenZ) {

@@ -6,11 +6,12 @@
 #include <vector>
 
 #include "iobench/io_thread_plan.hpp"
+#include "iobench_test_support.hpp"
 
 namespace wave3d {
 namespace {
 
-const std::byte* at(std::uintptr_t a) { return reinterpret_cast<const std::byte*>(a); }
+using testing::at;
 
 // A buffer of `per_node` bytes on each of `nodes` nodes, block after block, written at file offset 0.
 std::vector<NodePart> blocks(int nodes, std::uint64_t per_node) {

@@ -6,9 +6,12 @@
 #include <vector>
 
 #include "iobench/node_split.hpp"
+#include "iobench_test_support.hpp"
 
 namespace wave3d {
 namespace {
+
+using testing::at;
 
 constexpr std::size_t kPage = 4096;
 
@@ -31,7 +34,6 @@ struct SyntheticPages {
   }
 };
 
-const std::byte* at(std::uintptr_t a) { return reinterpret_cast<const std::byte*>(a); }
 constexpr std::uintptr_t kBase = std::uintptr_t{1} << 32;
 
 std::uint64_t bytes_on(const NodeSplit& s, int node) {

@@ -18,14 +18,12 @@
 #include "iobench/io_threads.hpp"
 #include "iobench/placed_buffer.hpp"
 #include "iobench/segment_writer.hpp"
+#include "iobench_test_support.hpp"
 
 namespace wave3d {
 namespace {
 
-std::vector<char> read_all(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using testing::read_all;
 
 std::vector<std::byte> pattern(std::size_t bytes) {
   std::vector<std::byte> b(bytes);

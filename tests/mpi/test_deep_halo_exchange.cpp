@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "field/field.hpp"
 #include "mpi/cartesian.hpp"
 #include "mpi/decomposition.hpp"
@@ -85,8 +87,7 @@ std::optional<std::string> verify(const Field<T>& f, const Index3& n, const Peri
         const T expected = expected_at<T>({x, y, z}, f.owned(), n, periodic, width, field);
         const T got = f.at(x, y, z);
         if (got != expected)
-          errors.add("(" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ") holds " +
-                     std::to_string(got) + ", expected " + std::to_string(expected));
+          errors.add(fmt::format("({}, {}, {}) holds {}, expected {}", x, y, z, got, expected));
       }
   return errors.summary();
 }

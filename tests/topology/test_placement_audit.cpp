@@ -15,7 +15,7 @@ namespace {
 using testing::contains;
 using testing::machine;
 
-std::vector<int> range(int first, int count) {
+std::vector<int> consecutive(int first, int count) {
   std::vector<int> v(static_cast<std::size_t>(count));
   std::iota(v.begin(), v.end(), first);
   return v;
@@ -113,7 +113,7 @@ TEST(PlacementAudit, RanksPiledOnTheFirstPlacesBlameOpenMP) {
   for (int r = 0; r < 2; ++r) {
     std::vector<SeenThread> threads;
     for (int t = 0; t < 22; ++t) threads.push_back(thread_on(t, {t}));
-    ranks.push_back(rank_with(r, range(0, 44), threads));
+    ranks.push_back(rank_with(r, consecutive(0, 44), threads));
   }
   const auto problems = audit_node(node_cpus_of(xeon), ranks);
   ASSERT_EQ(kinds_of(problems), std::vector<std::string>{"shared-cpus/openmp"});
@@ -160,7 +160,7 @@ TEST(PlacementAudit, ProgressThreadOnAComputeCoreWhileCoresIdle) {
   const Topology& opteron = machine(opteron_8356.name);
   SeenThread progress = thread_on(1, {0});
   progress.progress = true;
-  const auto problems = audit_node(node_cpus_of(opteron), {rank_with(0, range(0, 16), {thread_on(0, {0}), progress})});
+  const auto problems = audit_node(node_cpus_of(opteron), {rank_with(0, consecutive(0, 16), {thread_on(0, {0}), progress})});
   ASSERT_EQ(kinds_of(problems), std::vector<std::string>{"shared-cpus/progress-core"});
   EXPECT_TRUE(contains(problems.front().message, "rank 0 thread 0, rank 0 progress thread share CPU 0"));
 }
@@ -169,7 +169,7 @@ TEST(PlacementAudit, UnboundThreadsFloat) {
   const Topology& opteron = machine(opteron_8356.name);
   std::vector<SeenRank> ranks;
   for (int r = 0; r < 4; ++r)
-    ranks.push_back(rank_with(r, range(0, 16), {thread_on(0, range(0, 16)), thread_on(1, range(0, 16))}, "false"));
+    ranks.push_back(rank_with(r, consecutive(0, 16), {thread_on(0, consecutive(0, 16)), thread_on(1, consecutive(0, 16))}, "false"));
   const auto problems = audit_node(node_cpus_of(opteron), ranks);
   ASSERT_EQ(kinds_of(problems), std::vector<std::string>{"floating/unbound"});
   EXPECT_EQ(problems.front().ranks, (std::vector<int>{0, 1, 2, 3}));
@@ -181,16 +181,16 @@ TEST(PlacementAudit, PlacesSpanningSocketsFloatUnderOpenMP) {
   const Topology& opteron = machine(opteron_8356.name);
   // OMP_PLACES=sockets: each thread may use a whole socket.
   const auto problems =
-      audit_node(node_cpus_of(opteron), {rank_with(0, range(0, 16), {thread_on(0, range(0, 4)), thread_on(1, range(4, 4))})});
+      audit_node(node_cpus_of(opteron), {rank_with(0, consecutive(0, 16), {thread_on(0, consecutive(0, 4)), thread_on(1, consecutive(4, 4))})});
   ASSERT_EQ(kinds_of(problems), std::vector<std::string>{"floating/openmp"});
   EXPECT_TRUE(contains(problems.front().message, "OMP_PLACES"));
 }
 
 TEST(PlacementAudit, AnUnboundProgressThreadFloats) {
   const Topology& opteron = machine(opteron_8356.name);
-  SeenThread progress = thread_on(1, range(0, 16));
+  SeenThread progress = thread_on(1, consecutive(0, 16));
   progress.progress = true;
-  const auto problems = audit_node(node_cpus_of(opteron), {rank_with(0, range(0, 16), {thread_on(0, {0}), progress})});
+  const auto problems = audit_node(node_cpus_of(opteron), {rank_with(0, consecutive(0, 16), {thread_on(0, {0}), progress})});
   ASSERT_EQ(kinds_of(problems), std::vector<std::string>{"floating/unbound"});
   EXPECT_TRUE(contains(problems.front().message, "rank 0 progress thread (may run on CPUs 0-15)"));
 }
@@ -215,7 +215,7 @@ TEST(PlacementAudit, SmtSiblingsShareACoreWithoutTakingTurns) {
 // A job confined by its cgroup to 4 of the node's 16 CPUs, running 8 threads.
 TEST(PlacementAudit, ACgroupSmallerThanTheJobIsNamed) {
   NodeCpus node = node_cpus_of(machine(opteron_8356.name));
-  node.allowed = range(0, 4);
+  node.allowed = consecutive(0, 4);
   std::vector<SeenRank> ranks;
   for (int r = 0; r < 4; ++r) ranks.push_back(rank_with(r, {r}, {thread_on(0, {r}), thread_on(1, {r})}));
   const auto problems = audit_node(node, ranks);
@@ -230,7 +230,7 @@ TEST(PlacementAudit, ThreadsAwayFromThePlanAreOffPlan) {
   std::vector<SeenRank> ranks = ranks_as_planned(make_placement_plan(opteron, request));
   // Rank 1 did not bind: its threads float over the node instead of sitting on socket 1's cores.
   for (SeenThread& t : ranks[1].threads) {
-    t.allowed = range(0, 16);
+    t.allowed = consecutive(0, 16);
     t.cpu = 2;
   }
   const auto problems = audit_node(node_cpus_of(opteron), ranks);
