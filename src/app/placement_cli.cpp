@@ -24,11 +24,11 @@ TopologyOptions add_topology_options(CLI::App* cli, TopologyChoice& choice, cons
   return o;
 }
 
-Topology load_topology(const TopologyChoice& choice) {
+Topology load_topology(const TopologyChoice& choice, const ReservedCores& reserve) {
   if (!choice.machine.empty()) return load_builtin_machine(choice.machine);
   if (!choice.synthetic.empty()) return Topology::from_synthetic(choice.synthetic);
   if (!choice.xml.empty()) return Topology::from_xml_file(choice.xml);
-  return Topology::load_this_system();
+  return load_this_system_to_reserve(reserve);
 }
 
 std::string format_launcher_lines(const LauncherLines& lines, int nodes) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "topology/launcher_lines.hpp"
+#include "topology/reserved_cores.hpp"
 #include "topology/topology.hpp"
 
 namespace wave3d::app {
@@ -30,7 +31,8 @@ TopologyOptions add_topology_options(CLI::App* cli, TopologyChoice& choice, cons
 
 // The chosen topology, or this system's when none was chosen. Throws std::runtime_error naming the input
 // hwloc cannot load.
-Topology load_topology(const TopologyChoice& choice);
+// Without a choice, a plan reserving `reserve` gets load_this_system_to_reserve(reserve).
+Topology load_topology(const TopologyChoice& choice, const ReservedCores& reserve = {});
 
 // "Open MPI 4.1, N nodes:\n  mpirun ...\nSlurm, N nodes:\n  srun ...\n" and the notes, one per line.
 std::string format_launcher_lines(const LauncherLines& lines, int nodes);

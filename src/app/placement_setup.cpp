@@ -12,6 +12,7 @@
 #include "runtime/cpu_list.hpp"
 #include "runtime/thread_binding.hpp"
 #include "topology/placement_plan.hpp"
+#include "topology/reserved_cores.hpp"
 #include "topology/topology.hpp"
 
 namespace wave3d::app {
@@ -55,8 +56,6 @@ AppliedPlacement apply_placement(RunConfig& config, MPI_Comm comm) {
   const mpi::NodeRank node = mpi::rank_on_node(comm);
   PlacementPlan plan;
   mpi::collectively(comm, [&] {
-    const Topology topology = Topology::load_this_system();
-    if (!topology.is_this_system) throw std::runtime_error("placement: hwloc did not load this machine's topology");
     PlacementRequest request;
     request.layout = layout_of(config.placement.layout);
     request.ranks_per_node = node.size;
@@ -64,6 +63,8 @@ AppliedPlacement apply_placement(RunConfig& config, MPI_Comm comm) {
     request.reserve = ReservedCores::parse(config.placement.reserve);
     request.progress_thread = config.parallel.halo == HaloMode::overlap && config.parallel.progress == ProgressEngine::thread;
     request.use_smt = config.placement.smt;
+    const Topology topology = load_this_system_to_reserve(request.reserve);
+    if (!topology.is_this_system) throw std::runtime_error("placement: hwloc did not load this machine's topology");
     plan = make_placement_plan(topology, request);
     if (static_cast<std::size_t>(node.rank) >= plan.ranks.size())
       throw std::runtime_error("placement: the plan has " + std::to_string(plan.ranks.size()) + " ranks per node, but " +

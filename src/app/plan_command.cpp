@@ -54,8 +54,9 @@ struct PlannedNode {
 };
 
 PlannedNode plan_node(const PlanCommandOptions& opt) {
-  Topology topo = load_topology(opt.topology);
-  PlacementPlan plan = make_placement_plan(topo, make_request(opt));
+  const PlacementRequest request = make_request(opt);
+  Topology topo = load_topology(opt.topology, request.reserve);
+  PlacementPlan plan = make_placement_plan(topo, request);
   return {std::move(topo), std::move(plan)};
 }
 

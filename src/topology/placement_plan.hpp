@@ -50,6 +50,9 @@ struct PlacementPlan {
   // True when reserved_cores is exactly what Slurm's --core-spec=N would set aside (see below), so a
   // launcher can ask Slurm instead of listing masks.
   bool reserved_follow_core_spec = true;
+  // True when the reserved cores are exactly the cores outside the process's CPU set (a topology from
+  // Topology::load_whole_machine): the batch system set them aside already, and the plan agrees.
+  bool reserved_by_cpu_set = false;
 };
 
 PlacementPlan make_placement_plan(const Topology& topology, const PlacementRequest& request);

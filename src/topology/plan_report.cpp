@@ -89,8 +89,9 @@ std::string describe_plan(const PlacementPlan& plan) {
   if (plan.reserved_cores.empty()) {
     out += "reserved cores: none\n";
   } else {
-    out += fmt::format("reserved cores: {} ({}); idle: {}\n", format_cpu_list(plan.reserved_cores),
+    out += fmt::format("reserved cores: {} ({}{}); idle: {}\n", format_cpu_list(plan.reserved_cores),
                        req.reserve.to_string(),
+                       plan.reserved_by_cpu_set ? ", outside this process's CPU set: the batch system set them aside" : "",
                        plan.idle_reserved_cores.empty() ? "none" : format_cpu_list(plan.idle_reserved_cores));
   }
   out += fmt::format("progress threads: {}\n", req.progress_thread ? "one per rank, on a reserved core" : "off");

@@ -78,6 +78,34 @@ std::vector<int> choose_reserved_cores(const Topology& topo, const ReservedCores
   return reserved;
 }
 
+std::vector<int> cores_outside_cpu_set(const Topology& topo) {
+  std::vector<int> outside;
+  for (const Core& core : topo.cores) {
+    const bool allowed = std::any_of(core.pus.begin(), core.pus.end(), [&](int pu) {
+      return std::binary_search(topo.allowed_pus.begin(), topo.allowed_pus.end(), pu);
+    });
+    if (!allowed) outside.push_back(core.index);
+  }
+  return outside;
+}
+
+bool cpu_set_makes_reservation(const Topology& whole_machine, const ReservedCores& reserve) {
+  const std::vector<int> outside = cores_outside_cpu_set(whole_machine);
+  if (outside.empty() || reserve.kind == ReservedCores::Kind::none) return false;
+  try {
+    return choose_reserved_cores(whole_machine, reserve) == outside;
+  } catch (const PlacementError&) {
+    return false;  // impossible on the whole machine: the plan on the allowed cores says why
+  }
+}
+
+Topology load_this_system_to_reserve(const ReservedCores& reserve) {
+  Topology allowed = Topology::load_this_system();
+  if (allowed.pu_count() == allowed.machine_pus || reserve.kind == ReservedCores::Kind::none) return allowed;
+  Topology whole = Topology::load_whole_machine();
+  return cpu_set_makes_reservation(whole, reserve) ? whole : allowed;
+}
+
 std::string describe(const ReservedCores& reserve) {
   switch (reserve.kind) {
     case ReservedCores::Kind::none: return "no cores";

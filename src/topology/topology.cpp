@@ -131,6 +131,16 @@ Topology Topology::load_this_system() {
   return snapshot(t.get(), "this system");
 }
 
+Topology Topology::load_whole_machine() {
+  const std::string what = "the topology of this whole system";
+  TopologyHandle t = init_topology(what);
+  if (hwloc_topology_set_flags(t.get(), HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) != 0)
+    throw std::runtime_error(fmt::format("cannot load {}: hwloc refuses to include disallowed CPUs: {}", what,
+                                         std::generic_category().message(errno)));
+  load(t.get(), what);
+  return snapshot(t.get(), "this system");
+}
+
 Topology Topology::from_synthetic(const std::string& description) {
   const std::string what = fmt::format("synthetic topology \"{}\"", description);
   TopologyHandle t = init_topology(what);

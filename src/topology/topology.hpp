@@ -62,6 +62,9 @@ struct Topology {
 
   // Loaders. Each throws std::runtime_error naming its input when hwloc cannot load it.
   static Topology load_this_system();
+  // This system including the cores outside this process's CPU set (allowed_pus still says which PUs the
+  // process may use): for a plan that accounts for cores a batch system set aside (see reserved_cores.hpp).
+  static Topology load_whole_machine();
   static Topology from_synthetic(const std::string& description);
   static Topology from_xml_file(const std::string& path);
 

@@ -6,11 +6,16 @@
 Checked (the test fails otherwise):
 - the node reports CoreSpecCount=N and the specialised CPUs;
 - a whole-node job step (sbatch --exclusive, srun --cpu-bind=cores) may run only on the remaining CPUs;
+- `wave3d plan --reserve per-node:N` inside a job reserves exactly the CPUs Slurm specialised and computes
+  on all the others; under cgroups (--confined) it does so on the whole machine although the job's cpuset
+  leaves the specialised cores out (the plan says reserved_by_cpu_set);
 - the `single` study with placement.reserve = "per-node:N" (the cores --core-spec sets aside) runs
   wave3d on the remaining cores only: every OpenMP thread's affinity in run.json avoids them.
-Reported, not failed: what this cluster cannot enforce without cgroups (TaskPlugin=task/affinity binds
-with sched_setaffinity, so a process may widen its own CPU mask; only task/cgroup with ConstrainCores=yes
-and a cpuset cgroup stops that), and whether slurmd itself was moved onto the specialised CPUs.
+With --confined, a job process cannot widen its CPU mask onto the specialised CPUs and slurmd runs on them.
+Without it, reported and not failed: what this cluster cannot enforce without cgroups (TaskPlugin=
+task/affinity binds with sched_setaffinity, so a process may widen its own CPU mask; only task/cgroup with
+ConstrainCores=yes and a cpuset cgroup stops that), and whether slurmd itself was moved onto the
+specialised CPUs.
 """
 import argparse
 import json
@@ -101,13 +106,29 @@ def check(args):
                f"a job process could not widen its CPU mask onto the specialised CPUs (it got {widened})")
         slurmd_cpus = slurmd_allowed_cpus(args.cluster)
         expect(slurmd_cpus <= spec, f"slurmd runs on the specialised CPUs only ({sorted(slurmd_cpus)})")
-        # Inside a cgroup the job's topology shows only its own cores, so wave3d plan cannot reserve the
-        # specialised ones as well: the study below is not run here (reported, not passed silently).
-        print("not checked with cgroups: a study reserving the specialised cores (wave3d plan sees only the "
-              "job's cores inside its cgroup and refuses the reservation)")
-        return
 
-    # 2. The single study, reserving the cores --core-spec sets aside: wave3d stays on the remaining ones.
+    # 2. wave3d plan inside a whole-node job: its reservation is Slurm's.
+    out = work / "plan.out"
+    out.unlink(missing_ok=True)
+    plan_command = [args.wave3d, "plan", "--layout", "rank-per-node", "--reserve", f"per-node:{args.core_spec}", "--json"]
+    job_id = run(["sbatch", "--parsable", "--exclusive", f"--output={out}", f"--wrap={shlex.join(plan_command)}"], env,
+                 cwd=work).stdout.strip().split(";")[0]
+    state = wait_for_job(job_id, env, args.timeout)
+    show_file(out, "plan job output")
+    expect(state == "COMPLETED" and job_exit_code(job_id, env) == "0:0", f"plan job {job_id} completed")
+    plan = json.loads(out.read_text())
+    compute = {pu for rank in plan["plan"]["ranks"] for t in rank["threads"] for pu in t["pus"]}
+    expect(plan["machine"]["pus"] == len(all_cpus) and compute == remaining,
+           f"wave3d plan computes on CPUs {sorted(compute)} of the machine's {plan['machine']['pus']}: "
+           f"exactly the ones Slurm left ({sorted(remaining)})")
+    expect(len(plan["plan"]["reserved_cores"]) == args.core_spec and plan["plan"]["reserved_by_cpu_set"] == args.confined,
+           f"wave3d plan reserves {plan['plan']['reserved_cores']} (reserved_by_cpu_set: "
+           f"{plan['plan']['reserved_by_cpu_set']}, the job's cpuset {'does' if args.confined else 'does not'} "
+           "leave the specialised cores out)")
+    expect(any("--core-spec=" + str(args.core_spec) in word for word in plan["launchers"]["srun"].split()),
+           f"the plan's srun line asks Slurm for the same cores: {plan['launchers']['srun']}")
+
+    # 3. The single study, reserving the cores --core-spec sets aside: wave3d stays on the remaining ones.
     study = tomllib.loads((Path(args.root) / "configs/studies/single.toml").read_text())
     study["study"]["description"] = "single on a node with CoreSpecCount"
     study["run"]["set"] = ["grid.n=48,48,48", "run.steps=12"]
@@ -130,7 +151,9 @@ def check(args):
         expect(cpus and cpus <= remaining and t["cpu"] in remaining,
                f"thread {t['thread']} ran on CPU {t['cpu']}, allowed {sorted(cpus)}: remaining cores only")
 
-    # 3. What this cluster cannot enforce: say so instead of pretending.
+    if args.confined:
+        return
+    # 4. What this cluster cannot enforce: say so instead of pretending.
     widened = probe_result["widened_to"]
     print("core specialisation, what is enforced here:")
     print(f"  - allocation: jobs get only CPUs {sorted(remaining)} (select/cons_tres): enforced")
@@ -152,7 +175,7 @@ def main():
     parser.add_argument("--core-spec", type=int, required=True)
     parser.add_argument("--timeout", type=int, default=240)
     parser.add_argument("--confined", action="store_true",
-                        help="the cluster confines jobs with cgroups: require it (and skip the study, see above)")
+                        help="the cluster confines jobs with cgroups: require it")
     args = parser.parse_args()
     main_guard(lambda: check(args))
 

@@ -15,7 +15,9 @@
 namespace wave3d {
 namespace {
 
+using testing::contains;
 using testing::machine;
+using testing::placement_error;
 
 std::vector<int> range(int first, int last) {
   std::vector<int> v;
@@ -189,6 +191,57 @@ TEST(PlacementPlan, PerNodeReservationFollowsSlurmCoreSpec) {
   EXPECT_EQ(plan.ranks[0].cores, range(0, 19));
   EXPECT_EQ(plan.ranks[1].cores, range(22, 41));
   EXPECT_TRUE(plan.reserved_follow_core_spec);
+}
+
+// The whole machine as a Slurm job with CoreSpecCount under cgroups sees it: every core, but only some
+// PUs allowed (the job's cpuset).
+Topology whole_machine_allowing(const Topology& machine, const std::vector<int>& cores_outside) {
+  Topology topo = machine;
+  topo.allowed_pus.clear();
+  for (const Core& core : topo.cores)
+    if (std::find(cores_outside.begin(), cores_outside.end(), core.index) == cores_outside.end())
+      topo.allowed_pus.insert(topo.allowed_pus.end(), core.pus.begin(), core.pus.end());
+  std::sort(topo.allowed_pus.begin(), topo.allowed_pus.end());
+  return topo;
+}
+
+TEST(PlacementPlan, ACpuSetWithoutSlurmsSpecialisedCoresMakesTheReservation) {
+  const Topology whole = whole_machine_allowing(machine("xeon-e5-2699v4"), {21, 42, 43});
+  EXPECT_EQ(cores_outside_cpu_set(whole), (std::vector<int>{21, 42, 43}));
+  EXPECT_TRUE(cpu_set_makes_reservation(whole, ReservedCores::per_node(3)));
+  // Any other reservation is not the one the cpuset made.
+  EXPECT_FALSE(cpu_set_makes_reservation(whole, ReservedCores::per_node(1)));
+  EXPECT_FALSE(cpu_set_makes_reservation(whole, ReservedCores::per_socket(1)));
+  EXPECT_FALSE(cpu_set_makes_reservation(whole, ReservedCores::none()));
+  EXPECT_TRUE(cpu_set_makes_reservation(whole, ReservedCores::list({43, 42, 21})));
+  // Nothing outside the cpuset: nothing made.
+  EXPECT_FALSE(cpu_set_makes_reservation(machine("xeon-e5-2699v4"), ReservedCores::per_node(3)));
+
+  const PlacementPlan plan = make_placement_plan(whole, {.layout = Layout::rank_per_socket,
+                                                         .reserve = ReservedCores::per_node(3)});
+  expect_usable(whole, plan);
+  EXPECT_EQ(plan.reserved_cores, (std::vector<int>{21, 42, 43}));
+  EXPECT_TRUE(plan.reserved_by_cpu_set);
+  EXPECT_TRUE(plan.reserved_follow_core_spec);
+  EXPECT_EQ(plan.ranks[0].cores, range(0, 19));
+  EXPECT_EQ(plan.ranks[1].cores, range(22, 41));
+}
+
+TEST(PlacementPlan, CoresOutsideTheCpuSetNeverCompute) {
+  const Topology whole = whole_machine_allowing(machine("xeon-e5-2699v4"), {43});
+  EXPECT_TRUE(contains(placement_error(whole, {.layout = Layout::rank_per_socket}),
+                       "core 43 is outside this process's CPU set, but reserving no cores leaves it to compute; "
+                       "reserve the cores outside the CPU set (43)"));
+  EXPECT_TRUE(contains(placement_error(whole, {.layout = Layout::rank_per_socket, .reserve = ReservedCores::list({0})}),
+                       "core 43 is outside this process's CPU set"));
+  EXPECT_TRUE(contains(placement_error(whole, {.layout = Layout::rank_per_node, .reserve = ReservedCores::per_node(1),
+                                               .progress_thread = true}),
+                       "progress threads need reserved cores the ranks may run on, but cores 43 are outside"));
+  // A larger reservation that covers the core outside is a plan, though not the cpuset's own one.
+  const PlacementPlan plan =
+      make_placement_plan(whole, {.layout = Layout::rank_per_socket, .reserve = ReservedCores::per_socket(1)});
+  EXPECT_EQ(plan.reserved_cores, (std::vector<int>{21, 43}));
+  EXPECT_FALSE(plan.reserved_by_cpu_set);
 }
 
 TEST(PlacementPlan, SeveralRanksPerSocketPackTheirCores) {
