@@ -58,17 +58,20 @@ double TuningBudget::seconds_for(double first_rate_mpoints) const {
   return std::min(cap_seconds, std::max(floor_seconds, fraction * run_seconds));
 }
 
-std::vector<Index3> block_size_candidates(const Index3& extent, const Index3& first) {
+std::vector<Index3> block_size_candidates(const Index3& extent, const Index3& first, int threads) {
   std::vector<Index3> candidates;
+  std::vector<Index3> starving;  // fewer blocks than threads: kept only when nothing else is left
   std::set<Index3> cuts;  // the effective sizes seen: two sizes that cut the subdomain alike are one
+  const Box subdomain{{0, 0, 0}, extent};
   const auto add = [&](const Index3& size) {
     const Blocking b{size};
     const Index3 cut{b.effective(0, extent[0]), b.effective(1, extent[1]), b.effective(2, extent[2])};
-    if (cuts.insert(cut).second) candidates.push_back(size);
+    if (!cuts.insert(cut).second) return;
+    (block_count(subdomain, b) >= threads ? candidates : starving).push_back(size);
   };
   add(first);
   for (const Index3& size : kPreferredSizes) add(size);
-  return candidates;
+  return candidates.empty() ? starving : candidates;
 }
 
 std::vector<int> sweep_step_candidates(int radius, std::int64_t rows, int max_steps) {
@@ -121,7 +124,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   Blocking start = config.blocking;
   if (tune_steps) start.steps = 1;
   if (tune_size) {
-    for (const Index3& size : block_size_candidates(agreed_extent, start.size)) {
+    for (const Index3& size : block_size_candidates(agreed_extent, start.size, omp_get_max_threads())) {
       Blocking candidate = start;
       candidate.size = size;
       try_blocking(candidate);

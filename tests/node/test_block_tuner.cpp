@@ -12,6 +12,7 @@
 #include "solver/block_tuner.hpp"
 #include "solver/temporal_sweep.hpp"
 #include "solver/tuning_cache.hpp"
+#include "stencil/block_loop.hpp"
 
 namespace wave3d {
 namespace {
@@ -39,6 +40,16 @@ TEST(BlockTuner, CandidatesStartWithTheConfiguredBlockAndCutTheSubdomainDifferen
   }
 }
 
+TEST(BlockTuner, CandidatesGiveEveryThreadABlockWhereSomeCan) {
+  const Index3 extent{32, 32, 16};  // the configured (0,64,16) cuts it into one block
+  const auto two = block_size_candidates(extent, {0, 64, 16}, 2);
+  ASSERT_FALSE(two.empty());
+  for (const Index3& c : two) EXPECT_GE(block_count(Box{{0, 0, 0}, extent}, Blocking{c}), 2) << c[0] << "," << c[1] << "," << c[2];
+  EXPECT_LT(two.size(), block_size_candidates(extent, {0, 64, 16}, 1).size());
+  // No candidate cuts a 1x1x1 subdomain in two: every candidate stays rather than none.
+  EXPECT_EQ(block_size_candidates({1, 1, 1}, {0, 64, 16}, 2).size(), 1u);
+}
+
 TEST(BlockTuner, SweepStepCandidatesFitTheRows) {
   EXPECT_EQ(sweep_step_candidates(8, 10), std::vector<int>{1});
   EXPECT_EQ(sweep_step_candidates(2, 1000), (std::vector<int>{1, 2, 3, 4, 6, 8}));
@@ -60,7 +71,7 @@ TEST(BlockTuner, ChoosesTheFastestMeasuredCandidate) {
   EXPECT_EQ(out.blocking.steps, best->blocking.steps);
   EXPECT_FALSE(out.budget_spent);
   // Every size candidate, then the step counts with the chosen size.
-  EXPECT_EQ(out.measured.size(), block_size_candidates(c.grid.n, c.blocking.size).size() +
+  EXPECT_EQ(out.measured.size(), block_size_candidates(c.grid.n, c.blocking.size, 2).size() +
                                      sweep_step_candidates(2, c.grid.n[1]).size() - 1);
 }
 

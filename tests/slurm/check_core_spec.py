@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Core specialisation on the private test cluster started with --core-spec N (CoreSpecCount=N).
 
-  check_core_spec.py --cluster DIR --root SRC --wave3d BIN --noise BIN --work DIR --core-spec N [--timeout S]
+  check_core_spec.py --cluster DIR --root SRC --wave3d BIN --noise BIN --work DIR --core-spec N [--node NAME]
+                     [--confined] [--timeout S]
+
+On a cluster of several nodes, --node names the one with CoreSpecCount (every job goes there, in its
+partition); on a one-node cluster it is that node.
 
 Checked (the test fails otherwise):
 - the node reports CoreSpecCount=N and the specialised CPUs;
@@ -43,22 +47,21 @@ def parse_cpu_list(text):
     return cpus
 
 
-def node_facts(env):
-    line = run(["scontrol", "show", "node", "--oneliner"], env).stdout
+def node_facts(env, node):
+    line = run(["scontrol", "show", "node", "--oneliner", node], env).stdout
     facts = dict(re.findall(r"(\w+)=(\S*)", line))
     return facts
 
 
-def specialised_machine_cpus(cluster, facts):
+def specialised_machine_cpus(cluster, node, facts):
     """slurmd logs the OS CPU numbers it set aside; scontrol shows Slurm's abstract ones."""
-    logs = sorted((Path(cluster) / "log").glob("slurmd-*.log"))  # one node: slurmd-<its name>.log
-    matches = [m for log in logs for m in re.findall(r"Reserved machine CPU IDs: (\S+)", log.read_text())]
+    log = Path(cluster) / "log" / f"slurmd-{node}.log"
+    matches = re.findall(r"Reserved machine CPU IDs: (\S+)", log.read_text()) if log.exists() else []
     return parse_cpu_list(matches[-1] if matches else facts.get("CPUSpecList", ""))
 
 
-def slurmd_allowed_cpus(cluster):
-    (pid_file,) = Path(cluster).glob("slurmd-*.pid")  # one node: slurmd-<its name>.pid
-    slurmd_pid = pid_file.read_text().split()[0]
+def slurmd_allowed_cpus(cluster, node):
+    slurmd_pid = (Path(cluster) / f"slurmd-{node}.pid").read_text().split()[0]
     status = Path(f"/proc/{slurmd_pid}/status").read_text()
     return parse_cpu_list(re.search(r"Cpus_allowed_list:\s*(\S+)", status).group(1))
 
@@ -78,10 +81,13 @@ def check(args):
                                              "WAVE3D_RESULTS": str(work / "results")})
     env.pop("WAVE3D_ROOT", None)
 
-    facts = node_facts(env)
+    node = args.node or run(["sinfo", "--noheader", "--Node", "--format=%N"], env).stdout.split()[0]
+    facts = node_facts(env, node)
+    # Every job of the test runs on that node, in its partition.
+    on_node = [f"--nodelist={node}", f"--partition={facts['Partitions'].split(',')[0]}"]
     expect(facts.get("CoreSpecCount") == str(args.core_spec), f"node CoreSpecCount={facts.get('CoreSpecCount')}")
     all_cpus = set(range(int(facts["CPUTot"])))
-    spec = specialised_machine_cpus(args.cluster, facts)
+    spec = specialised_machine_cpus(args.cluster, node, facts)
     remaining = all_cpus - spec
     expect(len(spec) == args.core_spec and remaining, f"specialised CPUs {sorted(spec)}, remaining {sorted(remaining)}")
 
@@ -90,7 +96,7 @@ def check(args):
     out = work / "probe.out"
     out.unlink(missing_ok=True)
     step = ["srun", "--ntasks=1", "--cpu-bind=cores", sys.executable, str(probe), ",".join(map(str, sorted(spec)))]
-    job_id = run(["sbatch", "--parsable", "--exclusive", f"--output={out}", f"--wrap={shlex.join(step)}"], env,
+    job_id = run(["sbatch", "--parsable", "--exclusive", *on_node, f"--output={out}", f"--wrap={shlex.join(step)}"], env,
                  cwd=work).stdout.strip().split(";")[0]
     state = wait_for_job(job_id, env, args.timeout)
     show_file(out, "probe job output")
@@ -104,14 +110,14 @@ def check(args):
         widened = probe_result["widened_to"]
         expect(isinstance(widened, list) and not spec & set(widened),
                f"a job process could not widen its CPU mask onto the specialised CPUs (it got {widened})")
-        slurmd_cpus = slurmd_allowed_cpus(args.cluster)
+        slurmd_cpus = slurmd_allowed_cpus(args.cluster, node)
         expect(slurmd_cpus <= spec, f"slurmd runs on the specialised CPUs only ({sorted(slurmd_cpus)})")
 
     # 2. wave3d plan inside a whole-node job: its reservation is Slurm's.
     out = work / "plan.out"
     out.unlink(missing_ok=True)
     plan_command = [args.wave3d, "plan", "--layout", "rank-per-node", "--reserve", f"per-node:{args.core_spec}", "--json"]
-    job_id = run(["sbatch", "--parsable", "--exclusive", f"--output={out}", f"--wrap={shlex.join(plan_command)}"], env,
+    job_id = run(["sbatch", "--parsable", "--exclusive", *on_node, f"--output={out}", f"--wrap={shlex.join(plan_command)}"], env,
                  cwd=work).stdout.strip().split(";")[0]
     state = wait_for_job(job_id, env, args.timeout)
     show_file(out, "plan job output")
@@ -137,7 +143,7 @@ def check(args):
     write_toml(study_file, study)
     out = work / "single-core-spec.out"
     out.unlink(missing_ok=True)
-    job_id = run(["sbatch", "--parsable", f"--output={out}", "jobscripts/slurm/single.sbatch", study_file], env,
+    job_id = run(["sbatch", "--parsable", *on_node, f"--output={out}", "jobscripts/slurm/single.sbatch", study_file], env,
                  cwd=args.root).stdout.strip().split(";")[0]
     state = wait_for_job(job_id, env, args.timeout)
     show_file(out, "single study output")
@@ -163,7 +169,7 @@ def check(args):
               "TaskPlugin=task/cgroup with ConstrainCores=yes and a cpuset cgroup the container may write.")
     else:
         print(f"  - confinement: a job process could not leave its CPUs ({widened}): enforced")
-    slurmd_cpus = slurmd_allowed_cpus(args.cluster)
+    slurmd_cpus = slurmd_allowed_cpus(args.cluster, node)
     where = "on the specialised CPUs only" if slurmd_cpus <= spec else "not confined to the specialised CPUs"
     print(f"  - slurmd runs on CPUs {sorted(slurmd_cpus)}: {where}")
 
@@ -173,6 +179,7 @@ def main():
     for name in ("--cluster", "--root", "--wave3d", "--noise", "--work"):
         parser.add_argument(name, required=True)
     parser.add_argument("--core-spec", type=int, required=True)
+    parser.add_argument("--node", help="the node with CoreSpecCount (default: the cluster's only node)")
     parser.add_argument("--timeout", type=int, default=240)
     parser.add_argument("--confined", action="store_true",
                         help="the cluster confines jobs with cgroups: require it")

@@ -5,7 +5,7 @@ results and the report.
   check_study_job.py --cluster DIR --root SRC --wave3d BIN --noise BIN --work DIR --study NAME
                      --submit sbatch|qsub [--nodes N] [--repetitions K] [--timeout S]
 
-The study is configs/studies/NAME.toml with a small grid and few steps: `placement` is 4 layouts x
+The study is configs/studies/NAME.toml with a small grid and few steps: `single` is one run; `placement` is 4 layouts x
 first-touch/serial = 8 configurations; `surplus` is 1..all compute cores per socket x the daemon off/on;
 `jitter` is reserved cores x daemon x progress thread x halo mode = 10 configurations.
 sbatch runs jobscripts/slurm/NAME.sbatch (every run an srun step of the one allocation, the daemon with
@@ -46,6 +46,8 @@ def reduced_study(source, path, repetitions):
 
 
 def expected_configurations(name, machine):
+    if name == "single":
+        return 1
     if name == "placement":
         return 8  # 4 layouts x 2 initialisations
     if name == "surplus":
@@ -77,6 +79,9 @@ def check_runs(args, study_dir, job_id):
         expect(launcher[0] == ("srun" if args.submit == "sbatch" else "mpirun")
                and str(result["provenance"]["mpi"]["world_size"]) == ranks,
                f"{entry['dir']}: {result['provenance']['mpi']['world_size']} rank(s), as its {launcher[0]} line asked")
+        audit = result["placement_audit"]
+        expect(audit["verdict"] != "wrong", f"{entry['dir']}: placement {audit['verdict']}"
+               + "".join(f"; {problem['message']}" for problem in audit["problems"]))
         hosts = {b["host"] for b in result["binding"]}
         expect(len(hosts) == args.nodes, f"{entry['dir']}: ranks on {args.nodes} node(s): {sorted(hosts)}")
         if configuration["daemon"]:
@@ -147,7 +152,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     for name in ("--cluster", "--root", "--wave3d", "--noise", "--work"):
         parser.add_argument(name, required=True)
-    parser.add_argument("--study", choices=["placement", "surplus", "jitter"], required=True)
+    parser.add_argument("--study", choices=["single", "placement", "surplus", "jitter"], required=True)
     parser.add_argument("--submit", choices=["sbatch", "qsub"], required=True)
     parser.add_argument("--nodes", type=int, default=1)
     parser.add_argument("--repetitions", type=int, default=2)
