@@ -13,6 +13,8 @@ Every check runs wave3d on the guest's real topology and reads where the pages o
                 cores and its pages on its node; wave3d plan on the guest equals wave3d plan on the
                 equivalent synthetic topology (S sockets of N / S NUMA nodes of one core), for
                 rank-per-numa and rank-per-socket
+  rank-per-socket one rank per socket (mpirun line of wave3d plan): each rank's threads one per CPU of
+                its socket, its pages on its socket's NUMA nodes, and the placement audit "ok"
   iobench       the path matrix covers every buffer node x thread node x page-cache node, each case
                 of the kind its nodes make it (local, pull, push, round-trip, relay with 3 distinct
                 nodes), its page cache on the node asked for, and every file read back equal
@@ -92,6 +94,35 @@ def check_high_bandwidth_memory(args, sockets):
             check(args.hbm_node not in s and len(s) == 1,
                   f"high-bandwidth memory: rank {rank} (socket {rank}) keeps its fields off node {args.hbm_node}, "
                   f"on one node of its own ({s})")
+
+
+def hwloc_physical(kind, socket):
+    """The OS indices of the PUs or NUMA nodes (kind "pu" or "numa") of a socket, as hwloc-calc lists them."""
+    out = subprocess.run(["hwloc-calc", "--physical-output", "--intersect", kind, f"socket:{socket}"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    return {int(i) for i in out.split(",") if i}
+
+
+def check_rank_per_socket(args, plan, sockets, n):
+    """One rank per socket with the mpirun line of wave3d plan: each rank's threads on the cores of its own
+    socket, one per core, and its pages on that socket's NUMA nodes (first touch)."""
+    launcher = plan["launchers"]["mpirun_argv"] + ["--oversubscribe"]
+    doc = run_wave3d(args, "rank-per-socket", plan["launchers"]["program_argv"], launcher=launcher)
+    if not doc:
+        return
+    check(doc["parallel"]["ranks"] == sockets, f"rank-per-socket: {doc['parallel']['ranks']} ranks, one per socket")
+    audit = doc.get("placement_audit") or {}
+    check(audit.get("verdict") == "ok", f"rank-per-socket: the placement audit finds every thread where the plan "
+          f"put it ({audit})")
+    for entry in sorted(doc["binding"], key=lambda b: b["rank"]):
+        rank = entry["rank"]
+        pus, nodes = hwloc_physical("pu", rank), hwloc_physical("numa", rank)
+        cpus = [t["cpu"] for t in entry["binding"]["threads"]]
+        check(len(cpus) == n // sockets and set(cpus) == pus,
+              f"rank-per-socket: rank {rank}'s threads on CPUs {cpus}, one on each CPU of socket {rank} ({sorted(pus)})")
+        s = field_shares(doc, rank)["prev"]
+        on_socket = sum(share for node, share in s.items() if node in nodes)
+        check(on_socket == 1.0, f"rank-per-socket: rank {rank}'s pages on the NUMA nodes {sorted(nodes)} of its socket ({s})")
 
 
 def path_kind(buffer, thread, destination):
@@ -198,6 +229,7 @@ def main():
 
     # One rank per NUMA node, launched with the mpirun line of wave3d plan.
     described = f"pack:{sockets} numa:{n // sockets} core:1 pu:1"
+    plans = {}
     for layout in ("rank-per-numa", "rank-per-socket"):
         here = json.loads(subprocess.run([args.wave3d, "plan", "--layout", layout, "--json"],
                                          capture_output=True, text=True, check=True).stdout)
@@ -207,8 +239,8 @@ def main():
         check(here["plan"]["ranks"] == synthetic["plan"]["ranks"],
               f"wave3d plan --layout {layout} places ranks and threads on the guest as on the synthetic "
               f"topology {described}")
-        if layout == "rank-per-numa":
-            plan = here
+        plans[layout] = here
+    plan = plans["rank-per-numa"]
     launcher = plan["launchers"]["mpirun_argv"] + ["--oversubscribe"]
     doc = run_wave3d(args, "rank-per-numa", plan["launchers"]["program_argv"], launcher=launcher)
     if doc:
@@ -219,6 +251,7 @@ def main():
             check(nodes == {rank}, f"rank-per-numa: rank {rank}'s threads on NUMA node(s) {sorted(nodes)}")
             s = field_shares(doc, rank)["prev"]
             check(s.get(rank, 0.0) == 1.0, f"rank-per-numa: rank {rank}'s pages on its node {rank} ({s})")
+    check_rank_per_socket(args, plans["rank-per-socket"], sockets, n)
     check_iobench(args, n)
     check_stream(args)
     check_advise(args, n)
