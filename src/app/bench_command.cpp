@@ -10,6 +10,7 @@
 
 #include "app/bench_measure.hpp"
 #include "app/thread_list.hpp"
+#include "field/huge_pages.hpp"
 #include "config/enum_names.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/environment.hpp"
@@ -35,6 +36,7 @@ struct BenchOptions {
   std::string halo = "overlap";
   std::string progress = "poll";
   bool no_bind = false;
+  bool base_pages = false;
   bool strict_placement = false;
   int radius = 8;                   // R: order 2R in space
   std::string precision = "single";
@@ -109,6 +111,7 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
   settings.stream_elements = default_stream_elements(llc);
   settings.fma_units = o.fma_units;
   settings.bind = !o.no_bind;
+  settings.stencil.memory.huge_pages = !o.base_pages;
   settings.launch_cpus = launch_affinity();
   settings.strict_placement = o.strict_placement;
   const std::vector<int> thread_counts =
@@ -134,6 +137,8 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
     fmt::print("  STREAM triad on {} per array in the same process just before each stencil run; "
                "bandwidth bound = triad GB/s / {} B per point\n",
                format_bytes(settings.stream_elements * 8), bytes_per_point);
+    fmt::print("  pages: {} for the fields and the triad's arrays (transparent huge pages on this system: {})\n",
+               o.base_pages ? "base pages" : "transparent huge pages asked for (madvise)", transparent_huge_page_mode());
     fmt::print("  compute bound = cores x {} x {}-byte vectors x 2 flops per FMA x {} FMA units (assumed) / {} "
                "flops per point\n",
                machine.cpu_mhz ? fmt::format("{:.0f} MHz ({})", *machine.cpu_mhz, machine.cpu_mhz_source) : "clock unknown",
@@ -257,6 +262,8 @@ Command add_bench_command(CLI::App& parent) {
                   "the case of all ranks (deep halos, exchanged once per sweep)")
       ->check(thread_list_validator())
       ->capture_default_str();
+  cli->add_flag("--base-pages", o->base_pages,
+                "Fields and triad arrays on base pages (init.huge_pages = false) instead of transparent huge pages");
   cli->add_flag("--strict-placement", o->strict_placement,
                 "Stop (exit 2) before measuring a case whose placement the binding audit finds wrong");
   cli->add_option("--json", o->json, "Also write the results to this JSON file");

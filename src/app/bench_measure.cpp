@@ -11,6 +11,7 @@
 #include "app/placement_setup.hpp"
 #include "app/run_report.hpp"
 #include "app/time_loop.hpp"
+#include "field/huge_pages.hpp"
 #include "field/memory_placement.hpp"
 #include "mpi/collective.hpp"
 #include "probe/stream.hpp"
@@ -107,11 +108,13 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   StreamOptions stream{s.stream_elements / static_cast<std::size_t>(ranks), threads, InitPolicy::first_touch,
                        s.stream_repetitions};
   std::optional<HwlocTopology> hwloc;
-  if (s.stencil.memory.policy == MemoryPolicy::node || s.stencil.memory.policy == MemoryPolicy::interleave)
-    stream.before_first_touch = [&](void* data, std::size_t bytes) {
-      if (!hwloc) hwloc.emplace();
-      if (auto notice = place_memory(data, bytes, s.stencil.memory, *hwloc)) add_notice(c.placement_notices, *notice);
-    };
+  // The triad's arrays get the pages the stencil's fields get, so that the bound compares like with like.
+  stream.before_first_touch = [&](void* data, std::size_t bytes) {
+    if (s.stencil.memory.huge_pages) (void)advise_transparent_huge_pages(data, bytes);
+    if (s.stencil.memory.policy != MemoryPolicy::node && s.stencil.memory.policy != MemoryPolicy::interleave) return;
+    if (!hwloc) hwloc.emplace();
+    if (auto notice = place_memory(data, bytes, s.stencil.memory, *hwloc)) add_notice(c.placement_notices, *notice);
+  };
   StreamResult triad_result;
   mpi::collectively(comm, [&] {
     triad_result = run_stream(stream);

@@ -51,6 +51,10 @@ struct RunOutcome {
   std::size_t field_bytes = 0;
   std::optional<std::uint64_t> rss_before_fields;
   std::optional<std::uint64_t> peak_rss;
+  // This rank's anonymous memory on transparent huge pages once the fields were first touched
+  // (AnonHugePages), and the system's THP mode: whether init.huge_pages took effect.
+  std::optional<std::uint64_t> huge_page_bytes;
+  std::string huge_page_mode;
   std::optional<counters::JobCounters> counters;  // per-region event counts and DRAM traffic (rank 0)
   FieldIoRecord field_io;  // restart, snapshots and checkpoints (steps_done counts from field_io.first_step)
 

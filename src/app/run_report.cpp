@@ -170,6 +170,9 @@ std::string format_summary(const RunConfig& c, const RunOutcome& o) {
     s += fmt::format("memory:      fields {}, peak RSS {} ({} before the fields)\n", format_bytes(o.field_bytes),
                      format_bytes(*o.peak_rss), format_bytes(*o.rss_before_fields));
   }
+  s += fmt::format("huge pages:  {} (system THP mode: {}); {} on huge pages after first touch (rank 0)\n",
+                   c.memory.huge_pages ? "asked for" : "not asked for (init.huge_pages = false)", o.huge_page_mode,
+                   o.huge_page_bytes ? format_bytes(*o.huge_page_bytes) : "unknown");
   static constexpr const char* kFieldNames[] = {"prev", "next", "vel"};
   for (std::size_t i = 0; i < o.page_histograms.size() && i < 3; ++i)
     s += fmt::format("pages:       {} (rank 0): {}\n", kFieldNames[i], describe(o.page_histograms[i]));
@@ -224,7 +227,10 @@ nlohmann::json run_document(const RunConfig& config, const RunContext& context, 
                    {"pages_per_numa_node_per_rank", per_rank_pages(o)},
                    {"placement_notices", o.placement_notices},
                    {"rss_before_fields_bytes", optional_json(o.rss_before_fields)},
-                   {"peak_rss_bytes", optional_json(o.peak_rss)}};
+                   {"peak_rss_bytes", optional_json(o.peak_rss)},
+                   {"huge_pages", {{"requested", config.memory.huge_pages},
+                                   {"system_mode", o.huge_page_mode},
+                                   {"rank0_bytes_after_first_touch", optional_json(o.huge_page_bytes)}}}};
   doc["verification"] = {{"status", status_word(o.verification.status)},
                          {"method", o.verification.method},
                          {"max_error", optional_json(o.verification.max_error)},

@@ -25,6 +25,7 @@
 #include "mpi/progress_thread.hpp"
 #include "output/progress.hpp"
 #include "runtime/memory_usage.hpp"
+#include "field/huge_pages.hpp"
 #include "solver/wave_solver.hpp"
 #include "stencil/block_loop.hpp"
 #include "verify/exact_mode.hpp"
@@ -204,6 +205,8 @@ RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldI
   FieldIoSchedule<T> field_io(config, comm, field_io_context, *solver);
   const int first_step = solver->steps_done();
   out.field_bytes = solver->field_bytes();
+  out.huge_page_bytes = anonymous_huge_page_bytes();
+  out.huge_page_mode = transparent_huge_page_mode();
   out.placement_notices = solver->placement_notices();
   out.page_histograms = solver->page_histograms();
   {

@@ -166,6 +166,13 @@ constexpr KeySpec kSchema[] = {
      .doc = R"(NUMA node (OS index) holding every page when init.policy = "node"; -1 otherwise.)",
      .apply = [](RunConfig& c, const ConfigValue& v) { c.memory.node = as_int(v); },
      .read = [](const RunConfig& c) -> ConfigValue { return std::int64_t{c.memory.node}; }},
+    {.key = "init.huge_pages",
+     .kind = ValueKind::boolean,
+     .default_toml = "true",
+     .doc = "Ask the kernel for transparent huge pages (madvise) for the fields, where its THP mode is "
+            "\"madvise\" or \"always\": 2 MiB pages keep the stencil's 2R+1 planes in the TLB. false = base pages.",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.memory.huge_pages = as_bool(v); },
+     .read = [](const RunConfig& c) -> ConfigValue { return c.memory.huge_pages; }},
     {.key = "init.condition",
      .kind = ValueKind::string,
      .default_toml = R"("mode")",

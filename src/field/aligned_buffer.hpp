@@ -9,7 +9,9 @@ namespace wave3d {
 class AlignedBuffer {
  public:
   AlignedBuffer() = default;
-  explicit AlignedBuffer(std::size_t bytes);  // throws std::runtime_error naming the size on failure
+  // Throws std::runtime_error naming the size on failure. huge_pages: ask for transparent huge pages
+  // (field/huge_pages.hpp) before any page is touched.
+  explicit AlignedBuffer(std::size_t bytes, bool huge_pages = false);
   ~AlignedBuffer();
   AlignedBuffer(AlignedBuffer&& other) noexcept { swap(other); }
   AlignedBuffer& operator=(AlignedBuffer&& other) noexcept {

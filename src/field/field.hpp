@@ -43,14 +43,15 @@ class Field {
     return l;
   }
 
-  Field(const Box& owned, int halo) : owned_(owned), halo_(halo) {
+  // huge_pages: back the field with transparent huge pages where the system allows (huge_pages.hpp).
+  Field(const Box& owned, int halo, bool huge_pages = false) : owned_(owned), halo_(halo) {
     const Layout l = layout_for(owned, halo);
     xoff_ = l.xoff;
     ld1_ = l.ld1;
     ld2_ = l.ld2;
     plane_ = l.plane;
     size_ = l.size;
-    buffer_ = AlignedBuffer(static_cast<std::size_t>(size_) * sizeof(T));
+    buffer_ = AlignedBuffer(static_cast<std::size_t>(size_) * sizeof(T), huge_pages);
   }
 
   const Box& owned() const { return owned_; }

@@ -14,6 +14,7 @@ enum class MemoryPolicy {
 struct MemoryPlacement {
   MemoryPolicy policy = MemoryPolicy::first_touch;
   int node = -1;  // OS index of the NUMA node, for MemoryPolicy::node only
+  bool huge_pages = true;  // ask for transparent huge pages (field/huge_pages.hpp)
 };
 
 }  // namespace wave3d

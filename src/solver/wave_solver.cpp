@@ -37,9 +37,9 @@ WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<
     : config_(config),
       regions_(update_regions(config.grid, owned, halo_in_flight)),
       halo_faces_(halo_faces),
-      prev_(owned, halo_width_for(config, halo_faces)),
-      next_(owned, halo_width_for(config, halo_faces)),
-      vel_(owned, halo_width_for(config, halo_faces)),
+      prev_(owned, halo_width_for(config, halo_faces), config.memory.huge_pages),
+      next_(owned, halo_width_for(config, halo_faces), config.memory.huge_pages),
+      vel_(owned, halo_width_for(config, halo_faces), config.memory.huge_pages),
       kernel_(second_derivative_weights(config.grid.radius), config.blocking, kernel_variant(config.kernel)) {
   // The policy must be set before the first write: Linux places a page when it is first touched.
   std::optional<HwlocTopology> topology;
