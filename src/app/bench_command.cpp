@@ -240,10 +240,10 @@ Command add_bench_command(CLI::App& parent) {
       ->check(CLI::Range(1, 8))
       ->capture_default_str();
   cli->add_option("--halo", o->halo, "Halo exchange mode of the multi-rank case")
-      ->check(CLI::IsMember({"bulk", "overlap"}))
+      ->check(CLI::IsMember(enum_words<HaloMode>()))
       ->capture_default_str();
   cli->add_option("--progress", o->progress, "Message progress during overlap in the multi-rank case")
-      ->check(CLI::IsMember({"none", "thread", "poll"}))
+      ->check(CLI::IsMember(enum_words<ProgressEngine>()))
       ->capture_default_str();
   cli->add_flag("--no-bind", o->no_bind,
                 "Leave thread placement to the launcher and OMP_PLACES instead of binding each case's threads "
@@ -252,10 +252,10 @@ Command add_bench_command(CLI::App& parent) {
       ->check(CLI::IsMember({1, 2, 4, 8}))
       ->capture_default_str();
   cli->add_option("--precision", o->precision, "Floating-point type of the fields")
-      ->check(CLI::IsMember({"single", "double"}))
+      ->check(CLI::IsMember(enum_words<Precision>()))
       ->capture_default_str();
   cli->add_option("--kernel", o->kernel, "Stencil variant (stencil.kernel)")
-      ->check(CLI::IsMember({"auto", "jammed", "blocked", "reference"}))
+      ->check(CLI::IsMember(enum_words<KernelChoice>()))
       ->capture_default_str();
   cli->add_option("--sweep-steps", o->sweep_steps,
                   "Time steps per sweep (blocking.steps), e.g. 1,4: each thread count runs with each, and so does "

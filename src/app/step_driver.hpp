@@ -48,6 +48,7 @@ class StepDriver {
   void count_regions_with(counters::RegionCounters* regions) { regions_ = regions; }
 
  private:
+  StepPhaseTimes single_step();  // one step in the configured halo mode
   StepPhaseTimes bulk_step();
   StepPhaseTimes overlap_step();
   StepPhaseTimes bulk_sweep(int steps);

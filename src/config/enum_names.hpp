@@ -5,7 +5,9 @@
 #include <array>
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/run_config.hpp"
 
@@ -82,6 +84,12 @@ static_assert(static_cast<std::size_t>(SnapshotWriterKind::io_threads) + 1 ==
 template <typename E>
 constexpr std::string_view enum_name(E value) {
   return EnumNames<E>::names[static_cast<std::size_t>(value)];
+}
+
+// Every word of E in declaration order, e.g. the allowed values of a command-line option.
+template <typename E>
+std::vector<std::string> enum_words() {
+  return {EnumNames<E>::names.begin(), EnumNames<E>::names.end()};
 }
 
 template <typename E>
