@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "field/field.hpp"  // kCacheLine: the memory estimate mirrors Field's row padding
+#include "field/field.hpp"  // Field::layout_for: the memory estimate is the fields' own layout
 
 namespace wave3d::mpi {
 namespace {
@@ -270,18 +270,20 @@ std::uint64_t estimate_bytes_per_rank(const Decomposition& d, int rank, int radi
                                 std::to_string(bytes_per_value) + " bytes per value, " + std::to_string(fields) +
                                 " fields");
   }
-  const Index3 e = d.box_of(rank).extents();
-  // Field's layout (field/field.hpp), mirrored; the test compares the two so they cannot drift apart.
-  // Rows start R rounded up to a cache line in and are whole cache lines long.
-  const auto line = static_cast<std::int64_t>(kCacheLine);
-  const auto value = static_cast<std::int64_t>(bytes_per_value);
-  const std::int64_t per_line = std::max<std::int64_t>(1, line / value);
-  const auto round_up = [per_line](std::int64_t v) { return (v + per_line - 1) / per_line * per_line; };
-  const std::int64_t row = round_up(round_up(radius) + e[0] + radius);
-  // Planes are padded to an odd number of cache lines (against 4 KiB set aliasing).
-  std::int64_t plane = row * (e[1] + 2 * radius);
-  while ((plane * value / line) % 2 == 0) plane += per_line;
-  const auto values = mul_sat(static_cast<std::uint64_t>(plane), static_cast<std::uint64_t>(e[2] + 2 * radius));
+  // Field's own layout (row and plane padding included) for the rank's box and an R-deep halo. One
+  // plane of it, times the planes with saturation: a grid far too large must be refused, not wrap.
+  const Box owned = d.box_of(rank);
+  const Box one_plane{owned.lo, {owned.hi[0], owned.hi[1], owned.lo[2] + 1}};
+  std::int64_t plane = 0;
+  if (bytes_per_value == sizeof(float)) {
+    plane = Field<float>::layout_for(one_plane, radius).plane;
+  } else if (bytes_per_value == sizeof(double)) {
+    plane = Field<double>::layout_for(one_plane, radius).plane;
+  } else {
+    throw std::invalid_argument("estimate_bytes_per_rank: " + std::to_string(bytes_per_value) +
+                                " bytes per value; allowed: 4 (single) or 8 (double)");
+  }
+  const auto values = mul_sat(static_cast<std::uint64_t>(plane), static_cast<std::uint64_t>(owned.extent(2) + 2 * radius));
   return mul_sat(mul_sat(values, bytes_per_value), static_cast<std::uint64_t>(fields));
 }
 

@@ -392,7 +392,7 @@ TEST(Decomposition, OneRankNeverFailsOnThickness) {
 // ---- Memory ------------------------------------------------------------------------------------------
 
 TEST(DecompositionMemory, EstimateMatchesFieldAllocation) {
-  // The estimate mirrors Field's layout; this pins the two together when either changes.
+  // The estimate is Field's own layout, one plane times the planes: this checks the two agree.
   using wave3d::mpi::estimate_bytes_per_rank;
   for (int radius : {1, 4, 8}) {
     for (int ranks : {1, 6, 7}) {
