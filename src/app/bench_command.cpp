@@ -10,8 +10,8 @@
 
 #include "app/bench_measure.hpp"
 #include "app/thread_list.hpp"
-#include "field/huge_pages.hpp"
 #include "config/enum_names.hpp"
+#include "field/huge_pages.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/environment.hpp"
 #include "mpi/quiet_wait.hpp"

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include "field/huge_pages.hpp"
 #include "mpi/cartesian.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/decomposition.hpp"
@@ -25,7 +26,6 @@
 #include "mpi/progress_thread.hpp"
 #include "output/progress.hpp"
 #include "runtime/memory_usage.hpp"
-#include "field/huge_pages.hpp"
 #include "solver/wave_solver.hpp"
 #include "stencil/block_loop.hpp"
 #include "verify/exact_mode.hpp"

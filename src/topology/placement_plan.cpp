@@ -215,10 +215,10 @@ void place_progress_threads(const Topology& topo, DomainKind kind, int k,
     }
 }
 
-// A whole-machine topology may hold cores outside the process's CPU set: they cannot compute, so the plan
-// must reserve them, and cannot put progress threads there.
-void require_cpu_set_reserved(const Topology& topo, const PlacementRequest& req, const std::vector<bool>& is_reserved) {
-  const std::vector<int> outside = cores_outside_cpu_set(topo);
+// A whole-machine topology may hold cores outside the process's CPU set (`outside`): they cannot
+// compute, so the plan must reserve them, and cannot put progress threads there.
+void require_cpu_set_reserved(const PlacementRequest& req, const std::vector<int>& outside,
+                              const std::vector<bool>& is_reserved) {
   for (int c : outside)
     if (!is_reserved[static_cast<std::size_t>(c)])
       throw PlacementError(fmt::format("core {} is outside this process's CPU set, but reserving {} leaves it to "
@@ -260,8 +260,9 @@ PlacementPlan make_placement_plan(const Topology& topo, const PlacementRequest& 
 
   std::vector<bool> is_reserved(topo.cores.size(), false);
   for (int c : plan.reserved_cores) is_reserved[static_cast<std::size_t>(c)] = true;
-  require_cpu_set_reserved(topo, req, is_reserved);
-  plan.reserved_by_cpu_set = !plan.reserved_cores.empty() && plan.reserved_cores == cores_outside_cpu_set(topo);
+  const std::vector<int> outside = cores_outside_cpu_set(topo);
+  require_cpu_set_reserved(req, outside, is_reserved);
+  plan.reserved_by_cpu_set = !plan.reserved_cores.empty() && plan.reserved_cores == outside;
   const std::vector<Domain> domains = make_domains(topo, plan.domain_kind, is_reserved);
   require_compute_cores(topo, req.reserve, domains);
 
