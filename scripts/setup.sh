@@ -45,7 +45,7 @@ if text:
 
 if [[ $mode == run ]]; then
   build release
-  wave3d=build/release/src/app/wave3d
+  wave3d=build/release/app/wave3d
   # The default run is decomposed over 2 ranks that share the node's cores, one or more each: a socket or
   # NUMA node each, or two on one; 1 rank on all cores where the cores do not split in two.
   launch=()

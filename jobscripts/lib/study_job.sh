@@ -7,7 +7,7 @@
 #   expansion, so a configuration string can never become shell code;
 # - everything goes to one study directory, <results>/<study name>/<job id>/.
 #
-# Environment: WAVE3D_BIN (the wave3d binary; default <root>/build/release/src/app/wave3d),
+# Environment: WAVE3D_BIN (the wave3d binary; default <root>/build/release/app/wave3d),
 # WAVE3D_NOISE_BIN (default: the release build's wave3d-noise), WAVE3D_RESULTS (parent of the study
 # directories, instead of study.results), WAVE3D_PYTHON (python3, 3.11 or later).
 

@@ -1,8 +1,11 @@
 #include "config/config_resolve.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "config/config_error.hpp"
 #include "config/config_value.hpp"
@@ -91,13 +94,17 @@ void check_exact_needs_mode(const RunConfig& c, const Settings& s) {
 }
 
 void check_progress_needs_overlap(const RunConfig& c, const Settings& s) {
-  if (c.parallel.progress == ProgressEngine::none || c.parallel.halo == HaloMode::overlap) return;
+  if (c.parallel.progress == ProgressEngine::none || computes_during_exchange(c.parallel.halo)) return;
   // The default engine is for overlap runs; bulk runs ignore it. Only an explicit choice is an error.
   if (s.find("parallel.progress")->second.origin == kDefaultOrigin) return;
+  std::vector<std::string> overlapping;
+  for (const std::string& word : enum_words<HaloMode>())
+    if (computes_during_exchange(*enum_from_name<HaloMode>(word))) overlapping.push_back(fmt::format("\"{}\"", word));
+  const std::string_view mode = enum_name(c.parallel.halo);
   throw ConfigError(fmt::format(
-      "{} requires parallel.halo = \"overlap\" (there is nothing to progress behind in bulk mode), but {}; allowed "
-      "with bulk: parallel.progress = \"none\"",
-      lead(s, "parallel.progress"), given(s, "parallel.halo")));
+      "{} requires parallel.halo = {} (there is nothing to progress behind in {} mode), but {}; allowed "
+      "with {}: parallel.progress = \"none\"",
+      lead(s, "parallel.progress"), fmt::join(overlapping, " or "), mode, given(s, "parallel.halo"), mode));
 }
 
 void check_progress_core_needs_thread(const RunConfig& c, const Settings& s) {
@@ -185,7 +192,7 @@ RunConfig resolve_run_config(const Settings& settings) {
     complete.emplace("source.position", Setting{config.initial.source, "default: grid centre"});
   }
   // The default progress engine is for overlap runs; a bulk run that did not ask for one has none.
-  if (config.parallel.halo == HaloMode::bulk && complete.find("parallel.progress")->second.origin == kDefaultOrigin)
+  if (!computes_during_exchange(config.parallel.halo) && complete.find("parallel.progress")->second.origin == kDefaultOrigin)
     config.parallel.progress = ProgressEngine::none;
   for (const CrossKeyRule& rule : kRules) rule.check(config, complete);
   return config;

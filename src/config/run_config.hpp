@@ -35,6 +35,17 @@ enum class HaloMode {
   overlap,  // post the exchange, compute the interior, wait, compute the shell
 };
 
+// What sets the modes apart for everything outside the step driver: whether the subdomain computes
+// while its messages are in flight. Only then does a progress engine apply, can part of the exchange
+// be hidden, and are the interior and the shell separate sweeps.
+constexpr bool computes_during_exchange(HaloMode mode) {
+  switch (mode) {
+    case HaloMode::bulk: return false;
+    case HaloMode::overlap: return true;
+  }
+  return false;
+}
+
 enum class ProgressEngine {
   none,    // messages progress inside MPI calls only (start and wait)
   thread,  // a progress thread calls MPI_Testall while the OpenMP threads compute the interior

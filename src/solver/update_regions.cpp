@@ -17,7 +17,7 @@ UpdateRegions update_regions(const Grid& grid, const Box& owned, const std::arra
 }
 
 std::vector<Box> kernel_sweeps(const UpdateRegions& regions, HaloMode mode) {
-  if (mode == HaloMode::bulk) return {regions.update};
+  if (!computes_during_exchange(mode)) return {regions.update};
   std::vector<Box> sweeps{regions.interior};
   sweeps.insert(sweeps.end(), regions.shells.begin(), regions.shells.end());
   return sweeps;

@@ -22,7 +22,7 @@ struct UpdateRegions {
 UpdateRegions update_regions(const Grid& grid, const Box& owned, const std::array<bool, 3>& halo_in_flight);
 
 // The regions the kernel sweeps each step under `mode`, in order, each a for_each_block of its own
-// (app/step_driver.cpp): bulk sweeps the update region; overlap the interior, then every shell.
+// (engine/step_driver.cpp): bulk sweeps the update region; overlap the interior, then every shell.
 std::vector<Box> kernel_sweeps(const UpdateRegions& regions, HaloMode mode);
 
 }  // namespace wave3d

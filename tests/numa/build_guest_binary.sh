@@ -3,7 +3,7 @@
 # emulates x86-64 up to AVX2, so a binary built for a host with AVX-512 would die of SIGILL there; where
 # the binary comes from does not matter to what the guests check (where pages go, where threads run).
 #
-#   build_guest_binary.sh SOURCE_DIR BUILD_DIR     leaves BUILD_DIR/src/app/wave3d
+#   build_guest_binary.sh SOURCE_DIR BUILD_DIR     leaves BUILD_DIR/app/wave3d
 set -euo pipefail
 [[ $# -eq 2 ]] || { echo "usage: $0 SOURCE_DIR BUILD_DIR" >&2; exit 2; }
 source_dir=$1

@@ -29,8 +29,8 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from slurm_job import (expect, expect_job_completed, main_guard, option_value, study_job_environment,  # noqa: E402
-                       submit_study, write_toml)
+from slurm_job import (TestFailure, expect, expect_job_completed, main_guard, option_value, show_file,  # noqa: E402
+                       study_job_environment, submit_study, write_toml)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -115,6 +115,20 @@ def check_report(args, env, study_dir, configurations, throughput):
         expect(f"]({plot.name})" in markdown, f"report.md shows {plot.name}")
 
 
+def show_failed_runs(study_dir):
+    """The output of every run the study did not count as done, and of its daemon: what a failed job
+    needs to be understood from the test log alone."""
+    try:
+        runs = json.loads((study_dir / "study.json").read_text())["runs"]
+    except (OSError, ValueError, KeyError):
+        return
+    for entry in runs:
+        if entry.get("status") != "done":
+            print(f"--- run {entry.get('dir')}: {json.dumps({k: entry.get(k) for k in ('status', 'exit_status', 'error')})}")
+            for name in ("output.txt", "daemon/output.txt"):
+                show_file(study_dir / entry["dir"] / name, name)
+
+
 def check(args):
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -137,13 +151,17 @@ def check(args):
     out_file.unlink(missing_ok=True)
     job_id = submit_study(args.root, env, args.submit, args.study, study, out_file, args.nodes)
     print(f"submitted {args.submit} job {job_id}", flush=True)
-    expect_job_completed(job_id, env, args.timeout, out_file)
+    study_dir = results / args.study / job_id
+    try:
+        expect_job_completed(job_id, env, args.timeout, out_file)
+    except TestFailure:
+        show_failed_runs(study_dir)
+        raise
     progress = [(int(a), int(b), int(c)) for a, b, c in re.findall(r"\[(\d+)/(\d+) done, (\d+) to go\]",
                                                                    out_file.read_text())]
     total = progress[-1][1] if progress else 0
     expect(total > 0 and progress == [(i, total, total - i) for i in range(1, total + 1)],
            "the job output has one progress line per run")
-    study_dir = results / args.study / job_id
     configurations, throughput = check_runs(args, study_dir, job_id)
     check_report(args, env, study_dir, configurations, throughput)
 

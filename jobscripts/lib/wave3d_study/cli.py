@@ -65,8 +65,8 @@ def main():
     run.add_argument("--hostfile", help="mpirun --hostfile (PBS: $PBS_NODEFILE)")
     run.add_argument("--root", default=str(ROOT), help="the repository: relative paths in the study start here")
     run.add_argument("--results", help="parent of <study>/<job id> (default: WAVE3D_RESULTS, else study.results)")
-    run.add_argument("--wave3d", default=default_binary("WAVE3D_BIN", "src/app/wave3d"),
-                     help="the wave3d binary (default: WAVE3D_BIN, else build/release/src/app/wave3d)")
+    run.add_argument("--wave3d", default=default_binary("WAVE3D_BIN", "app/wave3d"),
+                     help="the wave3d binary (default: WAVE3D_BIN, else build/release/app/wave3d)")
     run.add_argument("--noise", default=default_binary("WAVE3D_NOISE_BIN", "tools/noise/wave3d-noise"),
                      help="the wave3d-noise binary (default: WAVE3D_NOISE_BIN, else next to the release build)")
     run.add_argument("--dry-run", action="store_true", help="check and list the runs; run nothing, write nothing")

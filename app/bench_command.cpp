@@ -1,0 +1,273 @@
+#include "app/bench_command.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "app/bench_measure.hpp"
+#include "app/thread_list.hpp"
+#include "config/enum_names.hpp"
+#include "field/huge_pages.hpp"
+#include "mpi/collective.hpp"
+#include "mpi/environment.hpp"
+#include "mpi/quiet_wait.hpp"
+#include "probe/stream.hpp"
+#include "runtime/byte_size.hpp"
+#include "runtime/machine_info.hpp"
+#include "runtime/thread_binding.hpp"
+#include "solver/wave_solver.hpp"
+#include "stencil/coefficients.hpp"
+#include "stencil/kernel.hpp"
+
+namespace wave3d::app {
+namespace {
+
+struct BenchOptions {
+  std::string threads;          // empty: 1 and the OpenMP maximum
+  std::int64_t grid = 0;        // cube edge; 0: the smallest multiple of 16 with fields >= 8x the LLC
+  int steps = 10;
+  int repetitions = 5;
+  int fma_units = 2;
+  std::vector<std::int64_t> blocking{bench_default_blocking.begin(), bench_default_blocking.end()};
+  std::string halo = "overlap";
+  std::string progress = "poll";
+  bool no_bind = false;
+  bool base_pages = false;
+  bool strict_placement = false;
+  int radius = 8;                   // R: order 2R in space
+  std::string precision = "single";
+  std::string kernel = "auto";
+  std::string sweep_steps = "1";  // time steps per sweep of the one-rank cases, e.g. 1,4
+  std::string json;
+};
+
+RunConfig stencil_config(const BenchOptions& o, std::int64_t n) {
+  RunConfig c = bench_stencil_config(n, {o.blocking[0], o.blocking[1], o.blocking[2]});
+  c.grid.radius = o.radius;
+  c.precision = *enum_from_name<Precision>(o.precision);
+  c.kernel = *enum_from_name<KernelChoice>(o.kernel);
+  c.parallel.halo = *enum_from_name<HaloMode>(o.halo);
+  c.parallel.progress = computes_during_exchange(c.parallel.halo) ? *enum_from_name<ProgressEngine>(o.progress)
+                                                             : ProgressEngine::none;
+  return c;
+}
+
+std::string fraction_text(const std::optional<double>& bound, double value) {
+  return bound ? fmt::format("{:.3f}", value / *bound) : "n/a";
+}
+
+void print_case(const BenchCase& c, const std::optional<double>& single_thread_rate) {
+  // A warning goes right above the row it is about, once for the whole job.
+  std::fflush(stdout);
+  fmt::print(stderr, "{}", c.placement_warnings);
+  std::fflush(stderr);
+  const std::string compute = c.compute_bound_mpoints ? fmt::format("{:.0f}", *c.compute_bound_mpoints) : "unknown";
+  const std::string speedup =
+      single_thread_rate ? fmt::format("{:.2f}", c.stencil_mpoints.median / *single_thread_rate) : "";
+  fmt::print("{:>5} x {:<3} {:>3} {:>9.1f} {:>9.1f} {:>9.1f} {:>8.2f} {:>9.2f} {:>9.0f} {:>7.3f} {:>9} {:>7} {:>7}  {}\n",
+             c.ranks, c.threads_per_rank, c.steps_per_sweep, c.stencil_mpoints.min, c.stencil_mpoints.median, c.stencil_mpoints.max,
+             c.gflops, c.triad_gbytes.median, c.bandwidth_bound_mpoints, c.fraction_of_bandwidth_bound(), compute,
+             fraction_text(c.compute_bound_mpoints, c.stencil_mpoints.median), speedup, c.placement_verdict);
+}
+
+nlohmann::json to_json(const BenchCase& c) {
+  auto optional = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  return {{"ranks", c.ranks},
+          {"threads_per_rank", c.threads_per_rank},
+          {"stencil_mpoints", {{"min", c.stencil_mpoints.min}, {"median", c.stencil_mpoints.median},
+                               {"max", c.stencil_mpoints.max}}},
+          {"gflops", c.gflops},
+          {"triad_gbytes", {{"min", c.triad_gbytes.min}, {"median", c.triad_gbytes.median},
+                            {"max", c.triad_gbytes.max}}},
+          {"bandwidth_bound_mpoints", c.bandwidth_bound_mpoints},
+          {"fraction_of_bandwidth_bound", c.fraction_of_bandwidth_bound()},
+          {"compute_bound_mpoints", optional(c.compute_bound_mpoints)},
+          {"field_bytes", c.field_bytes},
+          {"process_grid", c.process_grid},
+          {"halo_exposed_fraction", optional(c.halo_exposed_fraction)},
+          {"rss_growth_over_fields", optional(c.rss_growth_over_fields)},
+          {"kernel", c.kernel},
+          {"steps_per_sweep", c.steps_per_sweep},
+          {"temporal_blocking_notice", c.sweep_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.sweep_notice)},
+          {"bytes_per_point", c.bytes_per_point},
+          {"placement_audit", c.placement_audit}};
+}
+
+int run_bench(const BenchOptions& o, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const MachineInfo machine = collect_machine_info();
+  const std::optional<std::uint64_t> llc = total_last_level_cache_bytes(machine);
+  const std::int64_t n = o.grid > 0 ? o.grid : default_grid_edge(llc.value_or(32u << 20));
+  BenchSettings settings;
+  settings.stencil = stencil_config(o, n);
+  settings.steps_per_repetition = o.steps;
+  settings.repetitions = o.repetitions;
+  settings.stream_elements = default_stream_elements(llc);
+  settings.fma_units = o.fma_units;
+  settings.bind = !o.no_bind;
+  settings.stencil.memory.huge_pages = !o.base_pages;
+  settings.launch_cpus = launch_affinity();
+  settings.strict_placement = o.strict_placement;
+  const std::vector<int> thread_counts =
+      o.threads.empty() ? (omp_get_max_threads() > 1 ? std::vector<int>{1, omp_get_max_threads()} : std::vector<int>{1})
+                        : parse_thread_list(o.threads);
+
+  // What the bounds assume per point for this radius and precision.
+  const bool single = settings.stencil.precision == Precision::single;
+  const int bytes_per_point = single ? Kernel<float>::bytes_per_point() : Kernel<double>::bytes_per_point();
+  const int flops_per_point = Kernel<float>::flops_per_point(o.radius);
+  if (rank == 0) {
+    const double field_bytes = 3.0 * (single ? sizeof(float) : sizeof(double)) * static_cast<double>(n) * n * n;
+    fmt::print("wave3d bench: R={} {}-precision stencil, {}^3 grid (fields {}, {} x the LLC of {}), "
+               "{} repetitions of {} steps after one warm-up, median reported\n",
+               o.radius, o.precision, n, format_bytes(static_cast<std::uint64_t>(field_bytes)),
+               llc ? fmt::format("{:.1f}", field_bytes / static_cast<double>(*llc)) : "?",
+               llc ? format_bytes(*llc) : "unknown (8x of 32 MiB assumed)", o.repetitions, o.steps);
+    const Blocking& blocks = settings.stencil.blocking;
+    fmt::print("  kernel {} (stencil.kernel = {}, vectors: {}), blocks {} x {} x {}, time steps per sweep {}, {} B per "
+               "point moved at best (read prev, vel, next; write next)\n",
+               to_string(kernel_variant(settings.stencil.kernel)), enum_name(settings.stencil.kernel),
+               jammed_vector_isa(), blocks.size[0], blocks.size[1], blocks.size[2], o.sweep_steps, bytes_per_point);
+    fmt::print("  STREAM triad on {} per array in the same process just before each stencil run; "
+               "bandwidth bound = triad GB/s / {} B per point\n",
+               format_bytes(settings.stream_elements * 8), bytes_per_point);
+    fmt::print("  pages: {} for the fields and the triad's arrays (transparent huge pages on this system: {})\n",
+               o.base_pages ? "base pages" : "transparent huge pages asked for (madvise)", transparent_huge_page_mode());
+    fmt::print("  compute bound = cores x {} x {}-byte vectors x 2 flops per FMA x {} FMA units (assumed) / {} "
+               "flops per point\n",
+               machine.cpu_mhz ? fmt::format("{:.0f} MHz ({})", *machine.cpu_mhz, machine.cpu_mhz_source) : "clock unknown",
+               machine.simd_bytes ? std::to_string(*machine.simd_bytes) : "?", o.fma_units, flops_per_point);
+    fmt::print("  T = time steps per sweep (temporal blocking; the bounds are those of one step per sweep, which "
+               "T > 1 can exceed)\n");
+    fmt::print("\n{:>11} {:>3} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>7} {:>9} {:>7} {:>7}  {}\n", "ranks x thr", "T",
+               "MPts min",
+               "MPts med", "MPts max", "GFlops", "triad GB/s", "bw bound", "of bw", "cpu bound", "of cpu", "speedup",
+               "placement");
+  }
+
+  std::vector<BenchCase> cases;
+  std::optional<double> single_thread_rate;
+  // 1. One rank with each thread count; other ranks, if any, wait without taking a core.
+  MPI_Comm alone = MPI_COMM_NULL;
+  mpi::check(MPI_Comm_split(comm, rank == 0 ? 0 : MPI_UNDEFINED, 0, &alone), "MPI_Comm_split");
+  for (int sweep_steps : parse_thread_list(o.sweep_steps)) {
+    settings.stencil.blocking.steps = sweep_steps;
+    single_thread_rate.reset();
+    for (int threads : thread_counts) {
+      if (rank == 0) {
+        cases.push_back(measure_case(settings, threads, alone));
+        if (threads == 1) single_thread_rate = cases.back().stencil_mpoints.median;
+        if (!cases.back().sweep_notice.empty()) fmt::print("  {}\n", cases.back().sweep_notice);
+        print_case(cases.back(), single_thread_rate);
+        std::fflush(stdout);
+      }
+      mpi::barrier_quietly(comm);
+    }
+  }
+  if (alone != MPI_COMM_NULL) MPI_Comm_free(&alone);
+  // 2. With several ranks: all of them, one thread each, on the same grid, compared with one rank
+  //    running as many threads (the layout question: ranks or threads?), at every T.
+  if (size > 1) {
+    for (int sweep_steps : parse_thread_list(o.sweep_steps)) {
+      settings.stencil.blocking.steps = sweep_steps;
+      BenchCase all = measure_case(settings, 1, comm);
+      if (rank != 0) continue;
+      cases.push_back(all);
+      if (!all.sweep_notice.empty()) fmt::print("  {}\n", all.sweep_notice);
+      print_case(all, single_thread_rate);
+      for (const BenchCase& c : cases) {
+        if (c.ranks != 1 || c.threads_per_rank != size || c.steps_per_sweep != all.steps_per_sweep) continue;
+        fmt::print("\nlayout: {} ranks x 1 thread ({} x {} x {} process grid) reach {:.3f} x the throughput of 1 rank x "
+                   "{} threads at T = {}; exposed halo (pack + wait + unpack) {:.1f} % of the step ({} halo, progress "
+                   "{})\n",
+                   size, all.process_grid[0], all.process_grid[1], all.process_grid[2],
+                   all.stencil_mpoints.median / c.stencil_mpoints.median, size, all.steps_per_sweep,
+                   100 * all.halo_exposed_fraction.value_or(0.0), enum_name(settings.stencil.parallel.halo),
+                   enum_name(settings.stencil.parallel.progress));
+      }
+    }
+  }
+  settings.stencil.blocking.steps = 1;
+
+  if (rank == 0) {
+    bool memory_ok = true;
+    for (const BenchCase& c : cases) {
+      if (c.rss_growth_over_fields)
+        fmt::print("memory {} x {}: RSS grew by {:.3f} x the fields' {} (halos and padding included)\n", c.ranks,
+                   c.threads_per_rank, *c.rss_growth_over_fields, format_bytes(c.field_bytes));
+      else
+        fmt::print("memory {} x {}: peak RSS unavailable on this system\n", c.ranks, c.threads_per_rank);
+      memory_ok = memory_ok && c.verified_finite;
+    }
+    if (!o.json.empty()) {
+      nlohmann::json doc = {{"grid", n}, {"radius", o.radius}, {"precision", o.precision}, {"blocks", settings.stencil.blocking.size}, {"cases", nlohmann::json::array()}};
+      for (const BenchCase& c : cases) doc["cases"].push_back(to_json(c));
+      std::ofstream(o.json) << doc.dump(2) << '\n';
+    }
+    if (!memory_ok) fmt::print(stderr, "wave3d bench: a stencil run produced non-finite values\n");
+    return memory_ok ? 0 : 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_bench_command(CLI::App& parent) {
+  auto o = std::make_shared<BenchOptions>();
+  CLI::App* cli = parent.add_subcommand(
+      "bench", "Measure the stencil (R=8 in single precision unless --radius, --precision) against STREAM triad in "
+               "one process: MPoints/s, GFlops and the fraction of the bandwidth and compute bounds reached");
+  cli->add_option("--threads", o->threads, "OpenMP thread counts for the one-rank cases, e.g. 1,2 or 1-8 "
+                                           "(default: 1 and the OpenMP maximum)")
+      ->check(thread_list_validator());
+  cli->add_option("--grid", o->grid, "Cube edge of the stencil grid (default: fields at least 8x the LLC)")
+      ->check(CLI::Range(std::int64_t{17}, std::int64_t{1} << 14));
+  cli->add_option("--steps", o->steps, "Time steps per repetition")->check(CLI::Range(1, 100000))->capture_default_str();
+  cli->add_option("--repetitions", o->repetitions, "Timed repetitions (after one warm-up)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cli->add_option("--blocking", o->blocking, "Cache blocks along x,y,z (0 = whole axis)")
+      ->expected(3)
+      ->delimiter(',')
+      ->check(CLI::NonNegativeNumber);
+  cli->add_option("--fma-units", o->fma_units, "FMA pipes per core assumed for the compute bound")
+      ->check(CLI::Range(1, 8))
+      ->capture_default_str();
+  cli->add_option("--halo", o->halo, "Halo exchange mode of the multi-rank case")
+      ->check(CLI::IsMember(enum_words<HaloMode>()))
+      ->capture_default_str();
+  cli->add_option("--progress", o->progress, "Message progress during overlap in the multi-rank case")
+      ->check(CLI::IsMember(enum_words<ProgressEngine>()))
+      ->capture_default_str();
+  cli->add_flag("--no-bind", o->no_bind,
+                "Leave thread placement to the launcher and OMP_PLACES instead of binding each case's threads "
+                "(one rank: its threads on the first cores; several ranks: one core each)");
+  cli->add_option("--radius", o->radius, "Stencil radius R (order 2R in space)")
+      ->check(CLI::IsMember({1, 2, 4, 8}))
+      ->capture_default_str();
+  cli->add_option("--precision", o->precision, "Floating-point type of the fields")
+      ->check(CLI::IsMember(enum_words<Precision>()))
+      ->capture_default_str();
+  cli->add_option("--kernel", o->kernel, "Stencil variant (stencil.kernel)")
+      ->check(CLI::IsMember(enum_words<KernelChoice>()))
+      ->capture_default_str();
+  cli->add_option("--sweep-steps", o->sweep_steps,
+                  "Time steps per sweep (blocking.steps), e.g. 1,4: each thread count runs with each, and so does "
+                  "the case of all ranks (deep halos, exchanged once per sweep)")
+      ->check(thread_list_validator())
+      ->capture_default_str();
+  cli->add_flag("--base-pages", o->base_pages,
+                "Fields and triad arrays on base pages (init.huge_pages = false) instead of transparent huge pages");
+  cli->add_flag("--strict-placement", o->strict_placement,
+                "Stop (exit 2) before measuring a case whose placement the binding audit finds wrong");
+  cli->add_option("--json", o->json, "Also write the results to this JSON file");
+  return {cli, [o](MPI_Comm comm, const std::vector<std::string>&) { return run_bench(*o, comm); }};
+}
+
+}  // namespace wave3d::app

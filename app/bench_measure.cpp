@@ -1,0 +1,168 @@
+#include "app/bench_measure.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "engine/binding_audit.hpp"
+#include "engine/placement_setup.hpp"
+#include "engine/run_report.hpp"
+#include "engine/time_loop.hpp"
+#include "field/huge_pages.hpp"
+#include "field/memory_placement.hpp"
+#include "mpi/collective.hpp"
+#include "probe/stream.hpp"
+#include "runtime/bind_threads.hpp"
+#include "runtime/machine_info.hpp"
+#include "runtime/statistics.hpp"
+#include "stencil/kernel.hpp"
+
+namespace wave3d::app {
+
+using namespace engine;  // the run engine this subcommand drives
+
+namespace {
+
+Spread spread_of(std::vector<double> values) {
+  if (values.empty()) throw std::logic_error("bench: no repetitions to summarise");
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  return {*lo, median_of(values), *hi};
+}
+
+// MPoints/s of each timed repetition: the slowest rank's time for the repetition's steps.
+std::vector<double> repetition_rates(const RunOutcome& outcome, const BenchSettings& s) {
+  std::vector<double> rates;
+  const std::size_t total = outcome.step_times.front().phase_index("total");
+  for (int rep = 1; rep <= s.repetitions; ++rep) {  // repetition 0 is the warm-up
+    double slowest = 0.0;
+    for (const StepTimes& rank_times : outcome.step_times) {
+      double seconds = 0.0;
+      for (int step = rep * s.steps_per_repetition; step < (rep + 1) * s.steps_per_repetition; ++step)
+        seconds += rank_times.at(step, total);
+      slowest = std::max(slowest, seconds);
+    }
+    rates.push_back(static_cast<double>(outcome.updated_points) * s.steps_per_repetition / slowest / 1e6);
+  }
+  return rates;
+}
+
+void add_notice(std::vector<std::string>& notices, const std::string& notice) {
+  if (std::find(notices.begin(), notices.end(), notice) == notices.end()) notices.push_back(notice);
+}
+
+}  // namespace
+
+RunConfig bench_stencil_config(std::int64_t edge, const std::array<std::int64_t, 3>& blocking) {
+  RunConfig c;
+  c.grid = Grid{{edge, edge, edge}, 10.0, Boundary::zero, 8};
+  c.precision = Precision::single;
+  c.physics = Physics{1500.0, 0.001};
+  c.blocking = Blocking{{blocking[0], blocking[1], blocking[2]}};
+  c.initial.kind = InitialKind::seed_cube;
+  c.memory = MemoryPlacement{MemoryPolicy::first_touch, -1};
+  return c;
+}
+
+std::int64_t default_grid_edge(std::uint64_t llc_bytes) {
+  std::int64_t n = 16;
+  while (3.0 * 4.0 * std::pow(static_cast<double>(n), 3) < 8.0 * static_cast<double>(llc_bytes)) n += 16;
+  return n;
+}
+
+std::optional<double> peak_gflops(int cores, int bytes_per_value, int fma_units) {
+  const MachineInfo machine = collect_machine_info();
+  if (!machine.cpu_mhz || !machine.simd_bytes) return std::nullopt;
+  const double lanes = static_cast<double>(*machine.simd_bytes) / bytes_per_value;
+  return cores * (*machine.cpu_mhz / 1e3) * lanes * 2.0 * fma_units;
+}
+
+BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
+  int ranks = 1, rank = 0;
+  MPI_Comm_size(comm, &ranks);
+  MPI_Comm_rank(comm, &rank);
+  omp_set_num_threads(threads);
+  AppliedPlacement applied;
+  if (!s.thread_pus.empty()) {
+    if (s.thread_pus.size() < static_cast<std::size_t>(threads))
+      throw std::logic_error("bench: " + std::to_string(threads) + " threads but CPUs for only " +
+                             std::to_string(s.thread_pus.size()));
+    const std::vector<std::vector<int>> pus(s.thread_pus.begin(), s.thread_pus.begin() + threads);
+    mpi::collectively(comm, [&] { bind_openmp_threads(HwlocTopology(), pus); });
+    applied.bound = true;
+    applied.planned_pus = pus;
+  } else if (s.bind) {
+    RunConfig placed = s.stencil;
+    placed.threads = threads;
+    placed.placement.layout = ranks > 1 ? PlacementLayout::rank_per_core : PlacementLayout::rank_per_node;
+    if (ranks > 1 && threads > 1) placed.placement.layout = PlacementLayout::rank_per_socket;
+    applied = apply_placement(placed, comm);
+  }
+  // An earlier case has moved this thread already: the audit compares with what the launcher gave.
+  applied.launch_cpus = s.launch_cpus;
+  BenchCase c;
+  c.ranks = ranks;
+  c.threads_per_rank = threads;
+
+  // Triad on every rank at once, as the stencil will load the memory system; the node's bandwidth is
+  // the sum over the ranks of the median rates.
+  StreamOptions stream{s.stream_elements / static_cast<std::size_t>(ranks), threads, InitPolicy::first_touch,
+                       s.stream_repetitions};
+  std::optional<HwlocTopology> hwloc;
+  // The triad's arrays get the pages the stencil's fields get, so that the bound compares like with like.
+  stream.before_first_touch = [&](void* data, std::size_t bytes) {
+    if (s.stencil.memory.huge_pages) (void)advise_transparent_huge_pages(data, bytes);
+    if (s.stencil.memory.policy != MemoryPolicy::node && s.stencil.memory.policy != MemoryPolicy::interleave) return;
+    if (!hwloc) hwloc.emplace();
+    if (auto notice = place_memory(data, bytes, s.stencil.memory, *hwloc)) add_notice(c.placement_notices, *notice);
+  };
+  StreamResult triad_result;
+  mpi::collectively(comm, [&] {
+    triad_result = run_stream(stream);
+    if (!triad_result.valid) throw std::runtime_error("STREAM validation failed: " + triad_result.error);
+  });
+  const KernelBandwidth& triad = triad_result[StreamKernel::triad];
+  c.triad_gbytes = {mpi::allreduce_sum(comm, triad.worst_gbs), mpi::allreduce_sum(comm, triad.median_gbs),
+                    mpi::allreduce_sum(comm, triad.best_gbs)};
+
+  RunConfig config = s.stencil;
+  config.threads = threads;
+  config.steps = (s.repetitions + 1) * s.steps_per_repetition;
+  config.check_every = config.steps;
+  config.progress = ProgressMode::off;
+  config.verify = VerifyMethod::none;
+  JobPlacement audited;
+  const BeforeLoop audit = [&](const LoopSetup& setup) {
+    audited = audit_job_placement(comm, collect_placement_facts(applied, setup), s.strict_placement);
+  };
+  const RunOutcome outcome = config.precision == Precision::single ? run_time_loop<float>(config, comm, {}, audit)
+                                                                   : run_time_loop<double>(config, comm, {}, audit);
+  if (rank == 0) {
+    c.placement_verdict = audited.verdict_text();
+    c.placement_audit = audited.verdict_json();
+    c.placement_warnings = format_placement_warnings(audited);
+  }
+  c.verified_finite = !outcome.failure.has_value();
+  if (rank == 0) c.stencil_mpoints = spread_of(repetition_rates(outcome, s));
+  c.gflops = c.stencil_mpoints.median * outcome.flops_per_point / 1e3;
+  c.bandwidth_bound_mpoints = c.triad_gbytes.median * 1e3 / outcome.bytes_per_point;
+  const int value_bytes = config.precision == Precision::single ? 4 : 8;
+  if (const auto peak = peak_gflops(ranks * threads, value_bytes, s.fma_units))
+    c.compute_bound_mpoints = *peak * 1e3 / outcome.flops_per_point;
+  c.field_bytes = outcome.field_bytes;
+  for (const std::string& notice : outcome.placement_notices) add_notice(c.placement_notices, notice);
+  c.process_grid = outcome.process_grid;
+  c.kernel = outcome.kernel;
+  c.steps_per_sweep = outcome.steps_per_sweep;
+  c.sweep_notice = outcome.sweep_notice;
+  c.bytes_per_point = outcome.bytes_per_point;
+  if (ranks > 1 && rank == 0) c.halo_exposed_fraction = halo_share(config, outcome).exposed_fraction;
+  if (outcome.peak_rss && outcome.rss_before_fields && outcome.field_bytes > 0)
+    c.rss_growth_over_fields =
+        static_cast<double>(*outcome.peak_rss - *outcome.rss_before_fields) / static_cast<double>(outcome.field_bytes);
+  return c;
+}
+
+}  // namespace wave3d::app

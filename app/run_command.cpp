@@ -1,0 +1,142 @@
+#include "app/run_command.hpp"
+
+#include <omp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "engine/binding_audit.hpp"
+#include "engine/placement_setup.hpp"
+#include "engine/config_broadcast.hpp"
+#include "engine/run_report.hpp"
+#include "engine/time_loop.hpp"
+#include "config/config_help.hpp"
+#include "field/memory_placement.hpp"
+#include "mpi/collective.hpp"
+#include "mpi/environment.hpp"
+#include "output/provenance.hpp"
+#include "output/result_files.hpp"
+#include "runtime/machine_info.hpp"
+
+namespace wave3d::app {
+
+using namespace engine;  // the run engine this subcommand drives
+
+namespace {
+
+struct RunOptions {
+  std::optional<std::string> config_path;
+  std::vector<std::string> overrides;
+  std::vector<std::string> command_line;
+  bool check_only = false;  // validate the configuration and stop: for scripts that plan many runs
+  bool strict_placement = false;  // placement.strict for this run
+};
+
+int exit_code_for(const RunOutcome& outcome) {
+  return outcome.verification.status == VerificationStatus::failed ? 1 : 0;
+}
+
+int execute_run(const RunOptions& options, MPI_Comm comm) {
+  const auto started = std::chrono::system_clock::now();
+  int rank = 0, size = 1, provided = MPI_THREAD_SINGLE;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  MPI_Query_thread(&provided);
+
+  // 1. Configuration: parsed on rank 0, validated, broadcast; then the placement plan, which may
+  //    settle the thread count, the progress thread's core and the memory node.
+  RunConfig config = load_config_on_root(comm, options.config_path, options.overrides);
+  if (options.strict_placement) config.placement.strict = true;
+  if (options.check_only) {
+    if (rank == 0) std::printf("wave3d run: configuration accepted\n");
+    return 0;
+  }
+  if (config.threads > 0) omp_set_num_threads(config.threads);
+  const AppliedPlacement placement = apply_placement(config, comm);
+  // A memory policy naming a NUMA node this machine lacks is a configuration error: say so before
+  // anything is created or allocated.
+  mpi::collectively(comm, [&] {
+    if (config.memory.policy == MemoryPolicy::node) check_placement(config.memory, HwlocTopology().get());
+  });
+
+  // 2. Where the results go: created before any work, so a bad path costs nothing.
+  std::filesystem::path run_dir;
+  mpi::collectively(comm, [&] {
+    if (rank == 0) run_dir = create_run_directory(config.output.directory, config.output.name, started);
+  });
+
+  // 3. The time loop, in the precision asked for. Once everything is set up, and before the first
+  //    step, the binding audit sees where every thread of every rank runs, and rank 0 prints the
+  //    header with the binding map and any placement warning, once for the whole job.
+  //    Snapshots and checkpoints go to the run directory, stamped with this run's provenance.
+  const MachineInfo machine = collect_machine_info();
+  RunContext context{size, omp_get_max_threads(), mpi::thread_level_name(provided), mpi::library_version(),
+                     topology_summary(machine)};
+  JobPlacement job_placement;
+  const BeforeLoop audit_and_announce = [&](const LoopSetup& setup) {
+    job_placement = audit_job_placement(comm, collect_placement_facts(placement, setup), config.placement.strict);
+    if (rank != 0) return;
+    context.threads_per_rank = omp_get_max_threads();
+    std::fputs(format_header(config, context, job_placement.map).c_str(), stdout);
+    std::fflush(stdout);
+    std::fputs(format_placement_warnings(job_placement).c_str(), stderr);
+    std::fflush(stderr);
+  };
+  const FieldIoContext field_io{run_dir, options.command_line, started};
+  RunOutcome outcome;
+  try {
+    outcome = config.precision == Precision::single
+                  ? run_time_loop<float>(config, comm, field_io, audit_and_announce)
+                  : run_time_loop<double>(config, comm, field_io, audit_and_announce);
+  } catch (const mpi::CollectiveError&) {
+    // A run refused before or during its loop leaves no empty directory that would read as a run.
+    if (rank == 0) remove_if_empty(run_dir);
+    throw;
+  }
+
+  // 5. Results: summary on stdout, run.json and steps.csv written atomically by rank 0.
+  mpi::collectively(comm, [&] {
+    if (rank != 0) return;
+    std::fputs(format_summary(config, outcome).c_str(), stdout);
+    std::printf("placement:   %s\n", job_placement.verdict_text().c_str());
+    const MpiFacts facts{context.mpi_library, context.mpi_thread_level, size};
+    auto document = run_document(config, context, job_placement.map, outcome,
+                                 collect_provenance(facts, options.command_line, started));
+    document["placement"] = placement.summary;
+    document["placement_audit"] = job_placement.verdict_json();
+    if (config.output.steps_csv) write_steps_csv(run_dir / kStepsCsvName, outcome.step_times);
+    write_json_atomically(run_dir / kRunJsonName, document);
+    std::printf("results:     %s\n", run_dir.string().c_str());
+    std::fflush(stdout);
+  });
+  return exit_code_for(outcome);
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& parent) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* cli = parent.add_subcommand("run", "Run the wave stencil on a config and verify the result");
+  cli->add_option("config", options->config_path,
+                  "TOML config file (default: the built-in configs/default.toml)");
+  cli->add_option("--set", options->overrides, "Override one config key, e.g. --set grid.n=256,256,128 (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cli->add_flag("--check", options->check_only,
+                "Check the configuration (file and --set overrides) and exit without running: status 0 if "
+                "accepted, 2 with the error otherwise");
+  cli->add_flag("--strict-placement", options->strict_placement,
+                "Refuse to measure (exit 2 before the first step) when the binding audit finds the placement "
+                "wrong; the same as --set placement.strict=true");
+  cli->footer("\nConfiguration keys (TOML file or --set):\n" + config_help_text());
+  return {cli, [options](MPI_Comm comm, const std::vector<std::string>& command_line) {
+            RunOptions o = *options;
+            o.command_line = command_line;
+            return execute_run(o, comm);
+          }};
+}
+
+}  // namespace wave3d::app

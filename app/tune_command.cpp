@@ -1,0 +1,93 @@
+#include "app/tune_command.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/blocking_tuning.hpp"
+#include "engine/config_broadcast.hpp"
+#include "engine/placement_setup.hpp"
+#include "config/enum_names.hpp"
+#include "mpi/collective.hpp"
+#include "mpi/decomposition.hpp"
+#include "mpi/environment.hpp"
+#include "solver/wave_solver.hpp"
+
+namespace wave3d::app {
+
+using namespace engine;  // the run engine this subcommand drives
+
+namespace {
+
+struct TuneOptions {
+  std::optional<std::string> config_path;
+  std::vector<std::string> overrides;
+  double seconds = 10.0;     // measuring budget
+  bool sweep_steps = false;  // also search blocking.steps
+};
+
+int run_tune(const TuneOptions& o, MPI_Comm comm) {
+  RunConfig config = load_config_on_root(comm, o.config_path, o.overrides);
+  config.tune.size = true;
+  if (o.sweep_steps) config.tune.steps = true;
+  if (config.threads > 0) omp_set_num_threads(config.threads);
+  (void)apply_placement(config, comm);  // measure with the threads where the run will have them
+  const int ranks = mpi::size_of(comm), rank = mpi::rank_in(comm);
+  const Index3& p = config.parallel.process_grid;
+  const mpi::Decomposition d = mpi::collectively(comm, [&] {
+    return mpi::decompose(config.grid.n, ranks, {static_cast<int>(p[0]), static_cast<int>(p[1]), static_cast<int>(p[2])},
+                          config.grid.radius);
+  });
+  const Box owned = d.box_of(rank);
+  const std::optional<std::string> obstacle = temporal_blocking_obstacle(config, d);
+  const int max_steps = obstacle ? 1 : max_steps_per_sweep(config, d);
+  TuningBudget budget;
+  budget.fraction = 0;
+  budget.floor_seconds = o.seconds;
+  budget.cap_seconds = o.seconds;
+  const TunedBlocking tuned = config.precision == Precision::single
+                                  ? tune_for_run<float>(config, comm, owned, max_steps, budget, true)
+                                  : tune_for_run<double>(config, comm, owned, max_steps, budget, true);
+  if (rank != 0) return 0;
+  fmt::print("wave3d tune: {} rank(s) x {} thread(s), subdomain {} x {} x {} (rank 0), kernel {}, R = {}, {} "
+             "precision\n",
+             ranks, omp_get_max_threads(), owned.extent(0), owned.extent(1), owned.extent(2),
+             to_string(kernel_variant(config.kernel)), config.grid.radius, enum_name(config.precision));
+  if (config.tune.steps && obstacle) fmt::print("  blocking.steps: 1 ({})\n", *obstacle);
+  fmt::print("  {}\n", tuned.summary_line());
+  for (const TuningMeasurement& m : tuned.measured.measured)
+    fmt::print("  [{}, {}, {}] x {} step{} per sweep: {:9.1f} MPoints/s (slowest rank){}\n", m.blocking.size[0],
+               m.blocking.size[1], m.blocking.size[2], m.blocking.steps, m.blocking.steps == 1 ? "" : "s",
+               m.mpoints_per_second,
+               m.blocking.size == tuned.blocking.size && m.blocking.steps == tuned.blocking.steps ? "  <- chosen" : "");
+  if (!tuned.notice.empty()) fmt::print("  {}\n", tuned.notice);
+  fmt::print("\n# config lines for these runs:\n[blocking]\nsize = [{}, {}, {}]\nsteps = {}\n", tuned.blocking.size[0],
+             tuned.blocking.size[1], tuned.blocking.size[2], tuned.blocking.steps);
+  return 0;
+}
+
+}  // namespace
+
+Command add_tune_command(CLI::App& parent) {
+  auto o = std::make_shared<TuneOptions>();
+  CLI::App* cli = parent.add_subcommand(
+      "tune", "Measure the cache blocks (and with --sweep-steps the time steps per sweep) for a run's config on "
+              "these ranks and threads, print the config lines and keep them in the tuning cache (blocking.cache)");
+  cli->add_option("config", o->config_path, "TOML config file (default: the built-in configs/default.toml)");
+  cli->add_option("--set", o->overrides, "Override one config key, as for wave3d run (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cli->add_option("--seconds", o->seconds, "Time to spend measuring (the candidates left when it is spent are skipped)")
+      ->check(CLI::Range(0.01, 3600.0))
+      ->capture_default_str();
+  cli->add_flag("--sweep-steps", o->sweep_steps,
+                "Also search blocking.steps (temporal blocking: one rank, zero boundaries)");
+  return {cli, [o](MPI_Comm comm, const std::vector<std::string>&) { return run_tune(*o, comm); }};
+}
+
+}  // namespace wave3d::app

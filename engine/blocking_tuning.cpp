@@ -1,0 +1,160 @@
+#include "engine/blocking_tuning.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <optional>
+
+#include "config/enum_names.hpp"
+#include "mpi/collective.hpp"
+#include "mpi/environment.hpp"
+#include "runtime/machine_info.hpp"
+#include "solver/tuning_cache.hpp"
+#include "solver/wave_solver.hpp"
+
+namespace wave3d::engine {
+namespace {
+
+TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box& owned, bool tune_steps,
+                  int max_steps) {
+  TuningKey key;
+  key.machine = fmt::format("{} ({} hardware threads)", machine.cpu_model.value_or("unknown CPU"), machine.pus);
+  key.threads = omp_get_max_threads();
+  key.kernel = std::string(to_string(kernel_variant(config.kernel)));
+  key.radius = config.grid.radius;
+  key.precision = std::string(enum_name(config.precision));
+  key.subdomain = owned.extents();
+  key.size = config.tune.size;
+  key.steps = tune_steps;
+  key.sweep_steps = tune_steps ? max_steps : config.blocking.steps;
+  return key;
+}
+
+// Rank 0's cached blocking, on every rank.
+std::optional<Blocking> cached_on_all(MPI_Comm comm, const std::optional<std::filesystem::path>& file,
+                                      const TuningKey& key) {
+  std::array<long long, 4> values{0, 0, 0, 0};  // size x, y, z, steps
+  int found = 0;
+  if (mpi::rank_in(comm) == 0 && file) {
+    if (const auto b = read_tuning_cache(*file, key)) {
+      found = 1;
+      values = {b->size[0], b->size[1], b->size[2], b->steps};
+    }
+  }
+  mpi::check(MPI_Bcast(&found, 1, MPI_INT, 0, comm), "MPI_Bcast");
+  if (found == 0) return std::nullopt;
+  mpi::check(MPI_Bcast(values.data(), static_cast<int>(values.size()), MPI_LONG_LONG, 0, comm), "MPI_Bcast");
+  Blocking b;
+  b.size = {values[0], values[1], values[2]};
+  b.steps = static_cast<int>(values[3]);
+  return b;
+}
+
+}  // namespace
+
+namespace {
+
+// The thinnest subdomain along each axis whose faces have neighbours; nullopt for the others.
+std::array<std::optional<std::int64_t>, 3> thinnest_with_neighbours(const RunConfig& config,
+                                                                    const mpi::Decomposition& decomposition) {
+  std::array<std::optional<std::int64_t>, 3> thinnest;
+  for (int a = 0; a < 3; ++a) {
+    if (decomposition.dims[a] == 1 && config.grid.boundary != Boundary::periodic) continue;
+    for (const Box& box : decomposition.boxes)
+      thinnest[a] = std::min(thinnest[a].value_or(box.extent(a)), box.extent(a));
+  }
+  return thinnest;
+}
+
+}  // namespace
+
+int max_steps_per_sweep(const RunConfig& config, const mpi::Decomposition& decomposition) {
+  std::int64_t most = kMaxStepsPerSweep;
+  for (const auto& thinnest : thinnest_with_neighbours(config, decomposition))
+    if (thinnest) most = std::min(most, *thinnest / config.grid.radius);
+  return static_cast<int>(std::max<std::int64_t>(1, most));
+}
+
+std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, const mpi::Decomposition& decomposition) {
+  const int wanted = config.tune.steps ? 2 : config.blocking.steps;
+  if (wanted <= 1) return std::nullopt;
+  const auto thinnest = thinnest_with_neighbours(config, decomposition);
+  for (int a = 0; a < 3; ++a) {
+    const std::int64_t deep = static_cast<std::int64_t>(wanted) * config.grid.radius;
+    if (thinnest[a] && *thinnest[a] < deep)
+      return fmt::format("the thinnest subdomain along {} holds {} points, fewer than the deep halo a sweep of {} "
+                         "steps exchanges ({} x R = {} points)",
+                         "xyz"[a], *thinnest[a], wanted, wanted, deep);
+  }
+  return std::nullopt;
+}
+
+std::string TunedBlocking::summary_line() const {
+  if (source == "given") return "none (blocking.size and blocking.steps given)";
+  if (source == "cache") return fmt::format("read from {}", cache_file);
+  const std::size_t candidates = measured.measured.size();
+  return fmt::format("measured {} candidate{} in {:.3f} s (budget {:.3f} s{}){}", candidates,
+                     candidates == 1 ? "" : "s", measured.seconds, measured.budget_seconds,
+                     measured.budget_spent ? ", spent" : "",
+                     cache_file.empty() ? ", not kept (blocking.cache = \"off\")" : ", kept in " + cache_file);
+}
+
+nlohmann::json TunedBlocking::to_json() const {
+  return {{"source", source},
+          {"seconds", measured.seconds},
+          {"budget_seconds", measured.budget_seconds},
+          {"candidates", measured.measured.size()},
+          {"budget_spent", measured.budget_spent},
+          {"cache_file", cache_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(cache_file)},
+          {"notice", notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(notice)}};
+}
+
+template <typename T>
+TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& owned, int max_steps,
+                           const TuningBudget& budget, bool measure_anyway) {
+  TunedBlocking out;
+  out.blocking = config.blocking;
+  const bool tune_steps = config.tune.steps && max_steps > 1;
+  if (!config.tune.size && !tune_steps) {
+    out.source = "given";
+    return out;
+  }
+  const std::optional<std::filesystem::path> file = tuning_cache_path(config.tune.cache);
+  if (file) out.cache_file = file->string();
+  const MachineInfo machine = collect_machine_info();
+  const TuningKey key = key_for(config, machine, owned, tune_steps, max_steps);
+  if (!measure_anyway) {
+    if (const auto cached = cached_on_all(comm, file, key)) {
+      out.blocking = *cached;
+      out.source = "cache";
+      return out;
+    }
+  }
+  TuningBudget sized = budget;
+  if (const auto llc = total_last_level_cache_bytes(machine))
+    sized.scratch_bytes = std::max(sized.scratch_bytes, 2.0 * static_cast<double>(*llc));
+  // The candidates come from the largest subdomain extent, the same on every rank.
+  Index3 agreed{};
+  for (int a = 0; a < 3; ++a) agreed[a] = static_cast<std::int64_t>(mpi::allreduce_max(comm, static_cast<double>(owned.extent(a))));
+  out.measured = mpi::collectively(comm, [&] {
+    return tune_blocking<T>(config, owned, agreed, config.tune.size, tune_steps, max_steps, sized,
+                            [&](double seconds) { return mpi::allreduce_max(comm, seconds); });
+  });
+  out.blocking = out.measured.blocking;
+  out.source = "measured";
+  if (file && mpi::rank_in(comm) == 0) {
+    try {
+      write_tuning_cache(*file, key, out.measured);
+    } catch (const std::exception& e) {
+      out.notice = fmt::format("the tuned blocking was not kept: {}", e.what());
+    }
+  }
+  return out;
+}
+
+template TunedBlocking tune_for_run<float>(const RunConfig&, MPI_Comm, const Box&, int, const TuningBudget&, bool);
+template TunedBlocking tune_for_run<double>(const RunConfig&, MPI_Comm, const Box&, int, const TuningBudget&, bool);
+
+}  // namespace wave3d::engine

@@ -1,0 +1,46 @@
+#pragma once
+// blocking.size = "auto" and blocking.steps = "auto" for a run: the blocking read from the tuning
+// cache on rank 0, or measured by every rank at once on its own subdomain (solver/block_tuner.hpp)
+// with the slowest rank deciding, so that all ranks run the same blocks. Collective over comm.
+#include <mpi.h>
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "config/run_config.hpp"
+#include "geometry/box.hpp"
+#include "mpi/decomposition.hpp"
+#include "solver/block_tuner.hpp"
+
+namespace wave3d::engine {
+
+struct TunedBlocking {
+  Blocking blocking;       // what the run uses
+  std::string source;      // "given" (nothing was "auto"), "measured" or "cache"
+  TuningOutcome measured;  // what the tuner measured and spent (nothing, from the cache)
+  std::string cache_file;  // "" when blocking.cache = "off" or no home directory
+  std::string notice;      // e.g. the cache could not be written; empty if none
+
+  std::string summary_line() const;  // for the run summary, after "tuning:"
+  nlohmann::json to_json() const;
+};
+
+// The most time steps one sweep can take for `config` on `decomposition`: along every axis whose
+// faces have neighbours (cut between ranks, or periodic), the thinnest subdomain must hold the deep
+// halo of steps x R points, since halos come from the immediate neighbours only.
+int max_steps_per_sweep(const RunConfig& config, const mpi::Decomposition& decomposition);
+
+// Why a run of `config` on `decomposition` cannot sweep blocking.steps time steps at once (for
+// "auto", 2), or nullopt when it can.
+std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, const mpi::Decomposition& decomposition);
+
+// The blocking `config` asks for on the subdomain `owned` (this rank's), tuned where it says "auto".
+// max_steps: the most time steps one sweep of the run can take (1: steps stay 1).
+// measure_anyway: ignore the cache (wave3d tune), but still update it.
+template <typename T>
+TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& owned, int max_steps,
+                           const TuningBudget& budget, bool measure_anyway = false);
+
+}  // namespace wave3d::engine

@@ -1,0 +1,31 @@
+#pragma once
+// Putting this rank's threads where the placement plan for its node says (placement.layout), before
+// any field is allocated, so first touch happens from the final cores. The ranks sharing a node find
+// each other with MPI_Comm_split_type and each takes its own entry of the same plan.
+#include <mpi.h>
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/run_config.hpp"
+
+namespace wave3d::engine {
+
+struct AppliedPlacement {
+  bool bound = false;                             // false with placement.layout = none
+  std::vector<int> launch_cpus;                   // the affinity the launcher gave this process
+  std::vector<std::vector<int>> planned_pus;      // per OpenMP thread of this rank
+  std::optional<int> progress_cpu;                // OS index for the progress thread, if planned
+  std::vector<int> progress_pus;                  // the PUs of the progress thread's planned core
+  nlohmann::json summary;                         // for run.json: the plan as this rank sees it
+  std::vector<std::string> notices;               // e.g. no high-bandwidth memory here
+};
+
+// Collective over comm. May set the OpenMP thread count (a layout with run.threads = 0 fills the
+// rank's cores) and returns what was applied. Adjusts `config` where the plan decides: the progress
+// thread's core, the memory policy for high-bandwidth memory. Errors are agreed on by all ranks.
+AppliedPlacement apply_placement(RunConfig& config, MPI_Comm comm);
+
+}  // namespace wave3d::engine

@@ -1,0 +1,70 @@
+#pragma once
+// What one run produced, as plain values: filled by the time loop, printed by the report and
+// written to run.json. Values combined over ranks are already combined (rank 0 holds the truth).
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/blocking_tuning.hpp"
+#include "engine/field_io_record.hpp"
+#include "counters/job_counters.hpp"
+#include "field/page_locations.hpp"
+#include "runtime/step_times.hpp"
+
+namespace wave3d::engine {
+
+enum class VerificationStatus { verified, not_verified, failed };
+
+struct Verification {
+  VerificationStatus status = VerificationStatus::not_verified;
+  std::string method;  // "exact", "none"
+  std::optional<double> max_error;
+  std::optional<double> tolerance;
+  std::string detail;  // one line for the summary
+};
+
+struct RunOutcome {
+  int steps_done = 0;
+  double loop_seconds = 0.0;          // slowest rank's time loop
+  std::int64_t updated_points = 0;    // per step, whole grid
+  int flops_per_point = 0;
+  int bytes_per_point = 0;
+  std::string kernel;                 // the variant that ran ("jammed", "blocked", "reference")
+  int steps_per_sweep = 1;            // time steps per sweep the loop ran (blocking.steps where it applies)
+  std::string sweep_notice;           // why fewer steps per sweep than blocking.steps asked; empty if none
+  TunedBlocking tuning;               // the blocking the run used, and how it was found
+  std::uint64_t checksum = 0;
+  double l2_norm = 0.0;
+  Verification verification;
+  std::optional<std::string> failure;  // e.g. NaN detected: the run stopped early
+  std::vector<StepTimes> step_times;   // per rank (complete on rank 0 only)
+  std::array<int, 3> process_grid{1, 1, 1};
+  std::optional<int> progress_thread_cpu;  // where rank 0's progress thread was seen running
+  // Where rank 0's field pages landed (prev, next, vel), and notices from placing them.
+  std::vector<PageHistogram> page_histograms;
+  std::vector<std::string> pages_per_rank;  // on rank 0: each rank's {prev, next, vel} histograms as JSON text
+  std::vector<std::string> placement_notices;
+  std::uint64_t halo_bytes_per_step = 0;  // sent by all ranks together
+  // Memory of this rank (rank 0's on rank 0): the three fields, and RSS around them.
+  std::size_t field_bytes = 0;
+  std::optional<std::uint64_t> rss_before_fields;
+  std::optional<std::uint64_t> peak_rss;
+  // This rank's anonymous memory on transparent huge pages once the fields were first touched
+  // (AnonHugePages), and the system's THP mode: whether init.huge_pages took effect.
+  std::optional<std::uint64_t> huge_page_bytes;
+  std::string huge_page_mode;
+  std::optional<counters::JobCounters> counters;  // per-region event counts and DRAM traffic (rank 0)
+  FieldIoRecord field_io;  // restart, snapshots and checkpoints (steps_done counts from field_io.first_step)
+
+  double mpoints_per_second() const {
+    return loop_seconds > 0 ? static_cast<double>(updated_points) * steps_done / loop_seconds / 1e6 : 0.0;
+  }
+  double gflops() const { return mpoints_per_second() * flops_per_point / 1e3; }
+  double effective_gbytes_per_second() const { return mpoints_per_second() * bytes_per_point / 1e3; }
+};
+
+const char* status_word(VerificationStatus status);
+
+}  // namespace wave3d::engine

@@ -1,0 +1,170 @@
+#include "engine/step_driver.hpp"
+
+#include <omp.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace wave3d::engine {
+
+template <typename T>
+StepDriver<T>::StepDriver(const ParallelSettings& parallel, WaveSolver<T>& solver, mpi::HaloExchange<T>* halo,
+                          mpi::DeepHaloExchange<T>* deep, mpi::ProgressThread* progress_thread)
+    : parallel_(parallel), mode_(row_of(parallel.halo)), solver_(solver), halo_(halo), deep_(deep), progress_thread_(progress_thread) {
+  if (parallel.progress == ProgressEngine::thread && progress_thread == nullptr)
+    throw std::logic_error("StepDriver: progress = thread needs a progress thread");
+  // Thread 0 is the thread that initialised MPI, so polling from it is allowed at any thread level.
+  poll_between_blocks_ = [this] {
+    if (messages_done_) return;
+    messages_done_ = test_messages_();
+    if (messages_done_) polled_done_after_ = omp_get_wtime() - posted_at_;
+  };
+  // The velocity never changes: its halo is exchanged once, as deep as any sweep reads it.
+  if (deep_ != nullptr) deep_->exchange({{&solver_.velocity_halo_field(), solver_.halo_width()}});
+}
+
+template <typename T>
+StepPhaseTimes StepDriver<T>::step() {
+  if (halo_ == nullptr) throw std::logic_error("StepDriver::step: built without a halo exchange for single steps");
+  const StepPhaseTimes t = (this->*mode_.single_step)();
+  solver_.advance();
+  return t;
+}
+
+// What each halo mode runs, one row per mode: a single step and a temporally blocked sweep. A mode
+// added to HaloMode needs its row here (and its meaning in computes_during_exchange); a mode without a
+// row is refused at construction, never run as another.
+template <typename T>
+struct StepDriver<T>::ModeRow {
+  HaloMode mode;
+  StepPhaseTimes (StepDriver::*single_step)();
+  StepPhaseTimes (StepDriver::*sweep)(int steps);
+};
+
+template <typename T>
+const typename StepDriver<T>::ModeRow& StepDriver<T>::row_of(HaloMode mode) {
+  static constexpr ModeRow kRows[] = {
+      {HaloMode::bulk, &StepDriver::bulk_step, &StepDriver::bulk_sweep},
+      {HaloMode::overlap, &StepDriver::overlap_step, &StepDriver::overlap_sweep},
+  };
+  for (const ModeRow& row : kRows)
+    if (row.mode == mode) return row;
+  throw std::logic_error("StepDriver: no row for halo mode " + std::to_string(static_cast<int>(mode)));
+}
+
+template <typename T>
+StepPhaseTimes StepDriver<T>::sweep(int steps) {
+  if (deep_ == nullptr) throw std::logic_error("StepDriver::sweep: built without a deep halo exchange");
+  return (this->*mode_.sweep)(steps);
+}
+
+template <typename T>
+void StepDriver<T>::record_halo_times(StepPhaseTimes& t, const mpi::HaloTimes& h) {
+  t.pack = h.pack;
+  t.wait = h.wait;
+  t.unpack = h.unpack;
+}
+
+template <typename T>
+const std::function<void()>* StepDriver<T>::start_progress(std::function<bool()> test) {
+  test_messages_ = std::move(test);
+  posted_at_ = omp_get_wtime();
+  if (parallel_.progress == ProgressEngine::thread) {
+    progress_thread_->start(test_messages_);
+  } else if (parallel_.progress == ProgressEngine::poll) {
+    messages_done_ = false;
+    polled_done_after_.reset();
+    return &poll_between_blocks_;
+  }
+  return nullptr;
+}
+
+template <typename T>
+void StepDriver<T>::stop_progress(StepPhaseTimes& t) {
+  if (parallel_.progress == ProgressEngine::thread) t.messages_done_after = progress_thread_->stop();
+  if (parallel_.progress == ProgressEngine::poll) t.messages_done_after = polled_done_after_;
+}
+
+template <typename T>
+StepPhaseTimes StepDriver<T>::bulk_step() {
+  StepPhaseTimes t;
+  halo_->exchange(solver_.halo_field());
+  record_halo_times(t, halo_->last_times());
+  region_done(counters::Region::halo);
+  const double c0 = omp_get_wtime();
+  solver_.compute(solver_.update_region());
+  t.interior = omp_get_wtime() - c0;
+  region_done(counters::Region::compute);
+  return t;
+}
+
+template <typename T>
+StepPhaseTimes StepDriver<T>::overlap_step() {
+  StepPhaseTimes t;
+  halo_->start(solver_.halo_field());
+  region_done(counters::Region::halo);
+  const std::function<void()>* hook = start_progress([this] { return halo_->test(); });
+  solver_.compute(solver_.interior_region(), hook);
+  t.interior = omp_get_wtime() - posted_at_;
+  stop_progress(t);
+  region_done(counters::Region::compute);
+
+  halo_->finish(solver_.halo_field());
+  record_halo_times(t, halo_->last_times());
+  region_done(counters::Region::halo);
+
+  const double s0 = omp_get_wtime();
+  for (const Box& shell : solver_.shell_regions()) solver_.compute(shell);
+  t.shell = omp_get_wtime() - s0;
+  region_done(counters::Region::compute);
+  return t;
+}
+
+// The current level `steps` radii deep, the previous one a radius less (level 1 reads it only at
+// the points it computes); nothing for a subdomain without neighbours, whose fields have no deep halo.
+template <typename T>
+std::vector<typename mpi::DeepHaloExchange<T>::Slab> StepDriver<T>::sweep_slabs(int steps) {
+  if (!any_face(deep_->faces_with_neighbours())) return {};
+  const int r = solver_.kernel().radius();
+  return {{&solver_.halo_field(), steps * r}, {&solver_.older_halo_field(), (steps - 1) * r}};
+}
+
+template <typename T>
+StepPhaseTimes StepDriver<T>::bulk_sweep(int steps) {
+  StepPhaseTimes t;
+  deep_->exchange(sweep_slabs(steps));
+  record_halo_times(t, deep_->last_times());
+  region_done(counters::Region::halo);
+  const double c0 = omp_get_wtime();
+  solver_.sweep(steps);
+  t.interior = omp_get_wtime() - c0;
+  region_done(counters::Region::compute);
+  return t;
+}
+
+template <typename T>
+StepPhaseTimes StepDriver<T>::overlap_sweep(int steps) {
+  StepPhaseTimes t;
+  deep_->start(sweep_slabs(steps));
+  region_done(counters::Region::halo);
+  const std::function<void()>* hook = start_progress([this] { return deep_->test(); });
+  solver_.sweep_inside(steps, hook);
+  t.interior = omp_get_wtime() - posted_at_;
+  stop_progress(t);
+  region_done(counters::Region::compute);
+
+  deep_->finish();
+  record_halo_times(t, deep_->last_times());
+  region_done(counters::Region::halo);
+
+  const double s0 = omp_get_wtime();
+  solver_.sweep_rest(steps);
+  t.shell = omp_get_wtime() - s0;
+  region_done(counters::Region::compute);
+  return t;
+}
+
+template class StepDriver<float>;
+template class StepDriver<double>;
+
+}  // namespace wave3d::engine

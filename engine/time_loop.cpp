@@ -1,0 +1,319 @@
+#include "engine/time_loop.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+
+#include "engine/blocking_tuning.hpp"
+#include "engine/field_io_schedule.hpp"
+#include "engine/run_counters.hpp"
+#include "engine/step_driver.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include "field/huge_pages.hpp"
+#include "mpi/cartesian.hpp"
+#include "mpi/collective.hpp"
+#include "mpi/decomposition.hpp"
+#include "mpi/deep_halo_exchange.hpp"
+#include "mpi/environment.hpp"
+#include "mpi/halo_exchange.hpp"
+#include "mpi/progress_thread.hpp"
+#include "output/progress.hpp"
+#include "runtime/memory_usage.hpp"
+#include "solver/wave_solver.hpp"
+#include "stencil/block_loop.hpp"
+#include "verify/exact_mode.hpp"
+#include "verify/field_checks.hpp"
+
+namespace wave3d::engine {
+namespace {
+
+void fail_if_asked(const RunConfig& config, int rank, int step) {
+  if (config.debug.fail_rank == rank && config.debug.fail_step == step)
+    throw std::runtime_error("injected failure on rank " + std::to_string(rank) + " at step " + std::to_string(step) +
+                             " (debug.fail_rank = " + std::to_string(rank) +
+                             ", debug.fail_step = " + std::to_string(step) + ")");
+}
+
+mpi::Decomposition decompose_grid(const RunConfig& config, MPI_Comm comm, std::size_t value_bytes) {
+  const Index3& p = config.parallel.process_grid;
+  const mpi::Dims3 requested{static_cast<int>(p[0]), static_cast<int>(p[1]), static_cast<int>(p[2])};
+  const mpi::Decomposition d = mpi::decompose(config.grid.n, mpi::size_of(comm), requested, config.grid.radius);
+  if (const auto available = available_memory_bytes())
+    mpi::check_fits_in_memory(d, config.grid.radius, value_bytes, mpi::rank_on_node(comm).size, *available);
+  return d;
+}
+
+// Round-off of the leapfrog recurrence grows about linearly with the number of steps; 50 ulps of
+// the amplitude per step is far below any discretisation error and far above honest round-off.
+template <typename T>
+double derived_tolerance(const RunConfig& config, int steps) {
+  return 50.0 * (steps + 1) * std::numeric_limits<T>::epsilon() * std::abs(config.initial.amplitude);
+}
+
+bool uses_exact_verification(const RunConfig& config) {
+  return config.verify == VerifyMethod::exact ||
+         (config.verify == VerifyMethod::automatic && config.initial.kind == InitialKind::mode);
+}
+
+template <typename T>
+Verification verify(const RunConfig& config, const WaveSolver<T>& solver, MPI_Comm comm) {
+  Verification v;
+  if (!uses_exact_verification(config)) {
+    v.method = "none";
+    v.status = VerificationStatus::not_verified;
+    v.detail = "no exact solution for this initial condition; compare the checksum with a reference run";
+    return v;
+  }
+  v.method = "exact";
+  const ExactMode exact(config.initial, config.grid, config.physics);
+  const int n = solver.steps_done();
+  const double local = max_abs_difference<T>(solver.current(), solver.current().owned(),
+                                              [&](auto x, auto y, auto z) { return exact.value(n, x, y, z); });
+  const double error = mpi::allreduce_max(comm, local);
+  const double tolerance = config.verify_tolerance > 0 ? config.verify_tolerance : derived_tolerance<T>(config, n);
+  v.max_error = error;
+  v.tolerance = tolerance;
+  v.status = error <= tolerance ? VerificationStatus::verified : VerificationStatus::failed;
+  char line[200];
+  std::snprintf(line, sizeof line, "max |u - u_exact| = %.3e after %d steps (tolerance %.3e)", error, n, tolerance);
+  v.detail = line;
+  return v;
+}
+
+std::vector<StepTimes> gather_step_times(const StepTimes& mine, MPI_Comm comm) {
+  const int size = mpi::size_of(comm);
+  const int rank = mpi::rank_in(comm);
+  const std::vector<double>& values = mine.values();
+  std::vector<double> all(rank == 0 ? values.size() * size : 0);
+  mpi::check(MPI_Gather(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, all.data(),
+                        static_cast<int>(values.size()), MPI_DOUBLE, 0, comm),
+             "MPI_Gather");
+  std::vector<StepTimes> per_rank;
+  if (rank != 0) return per_rank;
+  for (int r = 0; r < size; ++r) {
+    const auto first = all.begin() + static_cast<std::ptrdiff_t>(r * values.size());
+    per_rank.emplace_back(mine.steps(), mine.phases(), std::vector<double>(first, first + values.size()));
+  }
+  return per_rank;
+}
+
+// The time steps per sweep a run uses, and why fewer than blocking.steps asks when it cannot.
+struct SweepPlan {
+  int steps = 1;
+  std::string notice;
+};
+
+// requested: what the user asked for; tuned: with the blocking the tuner settled.
+SweepPlan plan_sweeps(const RunConfig& requested, const RunConfig& tuned, const std::optional<std::string>& obstacle) {
+  const bool asked = requested.tune.steps || requested.blocking.steps > 1;
+  if (!asked) return {};
+  if (obstacle) {
+    const std::string value =
+        requested.tune.steps ? std::string("\"auto\"") : std::to_string(requested.blocking.steps);
+    return {1, fmt::format("blocking.steps = {} not applied, 1 step per sweep: {}", value, *obstacle)};
+  }
+  return {tuned.blocking.steps, ""};
+}
+
+// How many steps after `done` the loop next has to look at the field: a NaN check, a snapshot, a
+// checkpoint or the end of the run. A sweep must not run past it.
+int steps_to_next_stop(const RunConfig& config, int done) {
+  int next = config.steps;
+  const auto after = [&](int every) {
+    if (every > 0) next = std::min(next, (done / every + 1) * every);
+  };
+  after(config.check_every);
+  after(config.output.snapshot_every);
+  after(config.checkpoint.every);
+  return std::max(1, next - done);
+}
+
+// The phases of steps.csv, in order. io: writing the snapshot and checkpoint due after the step
+// (part of its total).
+enum Phase : std::size_t { pack, wait, unpack, interior, shell, check, total, hidden, io };
+const std::vector<std::string> kPhaseNames{"pack", "wait", "unpack", "interior", "shell", "check", "total",
+                                           "messages_done", "io"};
+
+}  // namespace
+
+template <typename T>
+RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldIoContext& field_io_context,
+                         const BeforeLoop& before_loop) {
+  const int rank = mpi::rank_in(comm);
+  RunOutcome out;
+  // The run's settings: those requested, with the blocking the tuner settles below.
+  RunConfig tuned_config = requested;
+  const RunConfig& config = tuned_config;
+
+  // Set-up. Every step is collective: an error on any rank is reported once and ends all of them.
+  if (config.parallel.progress == ProgressEngine::thread) {
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    if (provided < MPI_THREAD_MULTIPLE)
+      throw mpi::CollectiveError("parallel.progress = \"thread\" needs MPI_THREAD_MULTIPLE, but the MPI library "
+                                 "provides " + mpi::thread_level_name(provided) +
+                                 "; allowed with this library: parallel.progress = \"none\" or \"poll\"",
+                                 0);
+  }
+  const mpi::Decomposition decomposition =
+      mpi::collectively(comm, [&] { return decompose_grid(config, comm, sizeof(T)); });
+  mpi::collectively(comm, [&] { fail_if_asked(config, rank, 0); });
+  const bool periodic = config.grid.boundary == Boundary::periodic;
+  std::optional<mpi::CartesianComm> cart;
+  mpi::collectively(comm, [&] { cart.emplace(comm, decomposition, std::array<bool, 3>{periodic, periodic, periodic}); });
+
+  // blocking.size / blocking.steps = "auto": measured (or read from the cache) before the fields exist,
+  // since their first touch follows the blocks.
+  const std::optional<std::string> obstacle = temporal_blocking_obstacle(config, decomposition);
+  TuningBudget budget;
+  budget.run_point_updates = static_cast<double>(intersect(cart->owned(), config.grid.updated()).volume()) * config.steps;
+  out.tuning = tune_for_run<T>(config, comm, cart->owned(), obstacle ? 1 : max_steps_per_sweep(config, decomposition),
+                               budget);
+  tuned_config.blocking = out.tuning.blocking;
+  if (obstacle) tuned_config.blocking.steps = 1;  // the fields are placed for the sweeps that will run
+
+  out.rss_before_fields = current_rss_bytes();
+  reset_peak_rss();
+  std::optional<WaveSolver<T>> solver;
+  // One step per sweep exchanges an R-deep halo every step; several (temporal blocking) exchange
+  // both time levels blocking.steps x R deep once per sweep.
+  const bool sweeping = config.blocking.steps > 1;
+  std::optional<mpi::HaloExchange<T>> halo;
+  std::optional<mpi::DeepHaloExchange<T>> deep_halo;
+  std::optional<mpi::ProgressThread> progress_thread;
+  mpi::collectively(comm, [&] {
+    if (sweeping) {
+      deep_halo.emplace(*cart, cart->owned(), config.blocking.steps * config.grid.radius);
+      const FaceFlags& faces = deep_halo->faces_with_neighbours();
+      solver.emplace(config, cart->owned(), axes_of(faces), faces);
+    } else {
+      halo.emplace(*cart, cart->owned(), config.grid.radius);
+      solver.emplace(config, cart->owned(), halo->remote_axes());
+    }
+    if (config.parallel.progress == ProgressEngine::thread) progress_thread.emplace(config.parallel.progress_core);
+  });
+  StepDriver<T> driver(config.parallel, *solver, halo ? &*halo : nullptr, deep_halo ? &*deep_halo : nullptr,
+                       progress_thread ? &*progress_thread : nullptr);
+  // A restart leaves the solver at the checkpoint's step; the loop runs the steps from there.
+  FieldIoSchedule<T> field_io(config, comm, field_io_context, *solver);
+  const int first_step = solver->steps_done();
+  out.field_bytes = solver->field_bytes();
+  out.huge_page_bytes = anonymous_huge_page_bytes();
+  out.huge_page_mode = transparent_huge_page_mode();
+  out.placement_notices = solver->placement_notices();
+  out.page_histograms = solver->page_histograms();
+  {
+    nlohmann::json mine = nlohmann::json::object();
+    const char* names[] = {"prev", "next", "vel"};
+    for (std::size_t i = 0; i < out.page_histograms.size() && i < 3; ++i) mine[names[i]] = to_json(out.page_histograms[i]);
+    out.pages_per_rank = mpi::gather_strings(comm, mine.dump(), 0);
+  }
+  out.updated_points = config.grid.updated_points();
+  out.flops_per_point = Kernel<T>::flops_per_point(config.grid.radius);
+  out.bytes_per_point = Kernel<T>::bytes_per_point();
+  out.kernel = std::string(to_string(solver->kernel().variant()));
+  const SweepPlan sweeps = plan_sweeps(requested, config, obstacle);
+  out.steps_per_sweep = sweeps.steps;
+  out.sweep_notice = sweeps.notice;
+  out.process_grid = decomposition.dims;
+  // With sweeps: one full sweep's deep exchange, spread over its steps.
+  const double my_halo_bytes_per_step =
+      sweeping ? static_cast<double>(deep_halo->bytes_for({sweeps.steps * config.grid.radius,
+                                                           (sweeps.steps - 1) * config.grid.radius})) /
+                     sweeps.steps
+               : static_cast<double>(halo->bytes_per_exchange());
+  out.halo_bytes_per_step = static_cast<std::uint64_t>(mpi::allreduce_sum(comm, my_halo_bytes_per_step));
+
+  if (before_loop)
+    before_loop(LoopSetup{progress_thread ? &*progress_thread : nullptr,
+                          block_count(solver->update_region(), config.blocking)});
+  RunCounters counters(config.counters, comm);
+  driver.count_regions_with(counters.regions());
+  StepTimes times(config.steps - first_step, kPhaseNames);
+  ProgressReporter progress(times.steps(), rank == 0 ? config.progress : ProgressMode::off, stdout,
+                            static_cast<double>(out.updated_points));
+  int last_clean_step = 0;
+  mpi::check(MPI_Barrier(comm), "MPI_Barrier");
+  counters.start_loop();
+  const double start = omp_get_wtime();
+  for (int s = 0, steps = 1; s < times.steps(); s += steps) {
+    steps = std::min(sweeps.steps, steps_to_next_stop(config, solver->steps_done()));
+    for (int k = 1; k <= steps; ++k) fail_if_asked(config, rank, first_step + s + k);
+    counters.begin_step();
+    const double t0 = omp_get_wtime();
+    // A sweep computes all its steps at once: each gets an equal share of every phase.
+    const StepPhaseTimes phases = sweeping ? driver.sweep(steps) : driver.step();
+    const double sweep_share = (omp_get_wtime() - t0) / steps;
+    for (int k = 0; k < steps; ++k) {
+      times.record(s + k, pack, phases.pack / steps);
+      times.record(s + k, wait, phases.wait / steps);
+      times.record(s + k, unpack, phases.unpack / steps);
+      times.record(s + k, interior, phases.interior / steps);
+      times.record(s + k, shell, phases.shell / steps);
+      if (k + 1 < steps) times.record(s + k, total, sweep_share);
+    }
+    if (phases.messages_done_after) times.record(s, hidden, *phases.messages_done_after);
+    const int last = s + steps - 1;  // the entry of steps.csv that gets the check and the I/O
+    const int done = solver->steps_done();
+    if (done % config.check_every == 0 || done == config.steps) {
+      const double c0 = omp_get_wtime();
+      const bool finite = mpi::allreduce_and(comm, all_finite(solver->current(), solver->update_region()));
+      times.record(last, check, omp_get_wtime() - c0);
+      if (!finite) {
+        out.failure = "non-finite values (NaN or Inf) appeared between step " + std::to_string(last_clean_step + 1) +
+                      " and step " + std::to_string(done) + "; the run was stopped there";
+        times.record(last, total, omp_get_wtime() - t0 - (steps - 1) * sweep_share);
+        counters.end_step();
+        break;
+      }
+      last_clean_step = done;
+    }
+    if (const auto io_seconds = field_io.after_step()) times.record(last, io, *io_seconds);
+    times.record(last, total, omp_get_wtime() - t0 - (steps - 1) * sweep_share);
+    counters.end_step();
+    progress.update(done - first_step, omp_get_wtime() - start);
+  }
+  const double local_seconds = omp_get_wtime() - start;
+  counters.stop_loop();
+  progress.finish();
+  out.steps_done = solver->steps_done() - first_step;
+  out.field_io = field_io.finish();
+  out.loop_seconds = mpi::allreduce_max(comm, local_seconds);
+  out.counters = counters.gather(comm, out.steps_done, out.loop_seconds);
+  out.peak_rss = peak_rss_bytes();
+  if (progress_thread) out.progress_thread_cpu = progress_thread->observed_cpu();
+
+  if (out.failure) {
+    out.verification.status = VerificationStatus::failed;
+    out.verification.method = "none";
+    out.verification.detail = *out.failure;
+  } else {
+    out.verification = verify(config, *solver, comm);
+  }
+  const Box& mine = solver->current().owned();
+  out.checksum = mpi::allreduce_sum_u64(comm, field_checksum(solver->current(), mine, config.grid));
+  out.l2_norm = std::sqrt(mpi::allreduce_sum(comm, sum_of_squares(solver->current(), mine)));
+  out.step_times = gather_step_times(times, comm);
+  return out;
+}
+
+const char* status_word(VerificationStatus status) {
+  switch (status) {
+    case VerificationStatus::verified: return "VERIFIED";
+    case VerificationStatus::not_verified: return "NOT VERIFIED";
+    case VerificationStatus::failed: return "FAILED";
+  }
+  return "FAILED";
+}
+
+template RunOutcome run_time_loop<float>(const RunConfig&, MPI_Comm, const FieldIoContext&, const BeforeLoop&);
+template RunOutcome run_time_loop<double>(const RunConfig&, MPI_Comm, const FieldIoContext&, const BeforeLoop&);
+
+}  // namespace wave3d::engine
