@@ -1,5 +1,7 @@
 #include "app/advise_command.hpp"
+#include "app/command_provenance.hpp"
 
+#include <chrono>
 #include <fmt/format.h>
 #include <mpi.h>
 
@@ -30,6 +32,7 @@
 #include "topology/launcher_lines.hpp"
 #include "topology/placement_plan.hpp"
 #include "topology/plan_report.hpp"
+#include "output/json_document.hpp"
 
 namespace wave3d::app {
 namespace {
@@ -204,34 +207,14 @@ json print_launchers(const Topology& topology, const advise::NodeAdvice& advice,
   return j;
 }
 
-void write_json_file(const fs::path& path, const json& doc) {
-  // A reader never sees half a file: write beside it, then rename.
-  const fs::path partial = path.string() + ".partial";
-  {
-    std::ofstream out(partial);
-    out << doc.dump(2) << '\n';
-    out.close();
-    if (!out) throw std::runtime_error(fmt::format("cannot write {}", partial.string()));
-  }
-  fs::rename(partial, path);
-}
-
-void check_writable(const fs::path& path, std::string_view option) {
-  if (path.has_parent_path()) fs::create_directories(path.parent_path());
-  std::ofstream probe(path.string() + ".partial");
-  if (!probe) throw std::runtime_error(fmt::format("{} {}: cannot write there", option, path.string()));
-  probe.close();
-  fs::remove(path.string() + ".partial");
-}
-
-int run_advise(const AdviseOptions& o, int ranks) {
+int run_advise(const AdviseOptions& o, int ranks, const json& provenance) {
   const double tolerance = o.tolerance_percent / 100.0;
   advise::check_tolerance(tolerance);
   const fs::path json_path = o.json.empty() ? fs::path(o.output_dir) / "advise.json" : fs::path(o.json);
   const fs::path png_path = o.png.empty() ? fs::path(o.output_dir) / "advise.png" : fs::path(o.png);
   // Before a sweep of minutes, not after it.
-  check_writable(json_path, "--json");
-  if (!o.no_plot) check_writable(png_path, "--png");
+  check_output_file(json_path, "--json");
+  if (!o.no_plot) check_output_file(png_path, "--png");
 
   const CurvesSource src = o.curves.empty() ? measure_here(o, ranks) : load_curves(o);
   const advise::NodeAdvice advice = advise::advise_node(src.topology, src.curves, tolerance);
@@ -253,12 +236,11 @@ int run_advise(const AdviseOptions& o, int ranks) {
   json launcher = print_launchers(src.topology, advice, o.nodes);
 
   json doc = advise::advice_to_json(advice);
-  doc["command"] = "advise";
   doc["description"] = src.description;
   doc["source"] = o.curves.empty() ? "measured" : "curves file " + o.curves;
   doc["launcher"] = std::move(launcher);
   doc["measurement"] = src.measurement;
-  write_json_file(json_path, doc);
+  write_json_document(json_path, kAdviseFormat, "advise", provenance, std::move(doc));
   fmt::print("\njson: {}\n", json_path.string());
 
   if (o.no_plot) return 0;
@@ -341,10 +323,12 @@ Command add_advise_command(CLI::App& parent) {
 
   Command command;
   command.cli = cli;
-  command.run = [o](MPI_Comm comm, const std::vector<std::string>&) {
+  command.run = [o](MPI_Comm comm, const std::vector<std::string>& command_line) {
+    const auto started = std::chrono::system_clock::now();
     int size = 1;
     MPI_Comm_size(comm, &size);
-    return run_on_root(comm, "advise", [&] { return run_advise(*o, size); });
+    return run_on_root(comm, "advise",
+                       [&] { return run_advise(*o, size, command_provenance(comm, command_line, started)); });
   };
   return command;
 }

@@ -1,5 +1,7 @@
 #include "app/bench_command.hpp"
+#include "app/command_provenance.hpp"
 
+#include <chrono>
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -22,6 +24,7 @@
 #include "solver/wave_solver.hpp"
 #include "stencil/coefficients.hpp"
 #include "stencil/kernel.hpp"
+#include "output/json_document.hpp"
 
 namespace wave3d::app {
 namespace {
@@ -97,7 +100,7 @@ nlohmann::json to_json(const BenchCase& c) {
           {"placement_audit", c.placement_audit}};
 }
 
-int run_bench(const BenchOptions& o, MPI_Comm comm) {
+int run_bench(const BenchOptions& o, MPI_Comm comm, const nlohmann::json& provenance) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -208,7 +211,7 @@ int run_bench(const BenchOptions& o, MPI_Comm comm) {
     if (!o.json.empty()) {
       nlohmann::json doc = {{"grid", n}, {"radius", o.radius}, {"precision", o.precision}, {"blocks", settings.stencil.blocking.size}, {"cases", nlohmann::json::array()}};
       for (const BenchCase& c : cases) doc["cases"].push_back(to_json(c));
-      std::ofstream(o.json) << doc.dump(2) << '\n';
+      write_json_document(o.json, kBenchFormat, "bench", provenance, std::move(doc));
     }
     if (!memory_ok) fmt::print(stderr, "wave3d bench: a stencil run produced non-finite values\n");
     return memory_ok ? 0 : 1;
@@ -267,7 +270,10 @@ Command add_bench_command(CLI::App& parent) {
   cli->add_flag("--strict-placement", o->strict_placement,
                 "Stop (exit 2) before measuring a case whose placement the binding audit finds wrong");
   cli->add_option("--json", o->json, "Also write the results to this JSON file");
-  return {cli, [o](MPI_Comm comm, const std::vector<std::string>&) { return run_bench(*o, comm); }};
+  return {cli, [o](MPI_Comm comm, const std::vector<std::string>& command_line) {
+            const auto started = std::chrono::system_clock::now();
+            return run_bench(*o, comm, command_provenance(comm, command_line, started));
+          }};
 }
 
 }  // namespace wave3d::app

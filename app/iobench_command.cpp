@@ -1,5 +1,7 @@
 #include "app/iobench_command.hpp"
+#include "app/command_provenance.hpp"
 
+#include <chrono>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -21,6 +23,7 @@
 #include "iobench/io_study.hpp"
 #include "iobench/io_study_json.hpp"
 #include "iobench/io_study_report.hpp"
+#include "output/json_document.hpp"
 #include "output/build_info.hpp"
 #include "runtime/byte_size.hpp"
 #include "runtime/machine_info.hpp"
@@ -115,14 +118,10 @@ IoStudyObserver printing_observer(const IoStudyOptions& s, const MachineInfo& ma
   return o;
 }
 
-int measure_and_report(const IobenchCommandOptions& opt, const std::vector<std::string>& command_line) {
+int measure_and_report(const IobenchCommandOptions& opt, const nlohmann::json& provenance) {
   const IoStudyOptions s = study_options(opt);
-  // Opened before measuring so a bad path fails at once, not after the sweep.
-  std::ofstream json_out;
-  if (!opt.json.empty()) {
-    json_out.open(opt.json);
-    if (!json_out) throw std::runtime_error(fmt::format("--json {}: cannot open it for writing", opt.json));
-  }
+  // Checked before measuring so a bad path fails at once, not after the sweep.
+  if (!opt.json.empty()) check_output_file(opt.json, "--json");
   const MachineInfo machine = collect_machine_info();
   fmt::print("wave3d iobench: the NUMA-aware parallel write study, on {}\n", machine.hostname);
   const IoStudyResult result = run_io_study(s, printing_observer(s, machine));
@@ -134,9 +133,6 @@ int measure_and_report(const IobenchCommandOptions& opt, const std::vector<std::
   for (const std::string& f : result.kept_files) fmt::print("kept: {}\n", f);
 
   nlohmann::json doc = result;
-  doc["command"] = "iobench";
-  doc["command_line"] = command_line;
-  doc["version"] = build_info::version;
   doc["machine"] = {{"hostname", machine.hostname},
                     {"cpu_model", machine.cpu_model ? nlohmann::json(*machine.cpu_model) : nlohmann::json()},
                     {"packages", machine.packages},
@@ -157,15 +153,11 @@ int measure_and_report(const IobenchCommandOptions& opt, const std::vector<std::
 
   std::filesystem::path json_path = opt.json;
   std::filesystem::path temporary_json;
-  if (json_out.is_open()) {
-    json_out << doc.dump(2) << '\n';
-    json_out.close();
-    if (!json_out) throw std::runtime_error(fmt::format("--json {}: cannot write it", opt.json));
-  } else if (!opt.png.empty()) {
+  if (opt.json.empty() && !opt.png.empty()) {  // the plot reads the document from a file
     temporary_json = std::filesystem::temp_directory_path() / fmt::format("wave3d-iobench-{}.json", ::getpid());
-    std::ofstream(temporary_json) << doc.dump() << '\n';
     json_path = temporary_json;
   }
+  if (!json_path.empty()) write_json_document(json_path, kIobenchFormat, "iobench", provenance, std::move(doc));
   if (!opt.json.empty()) fmt::print("json: {}\n", opt.json);
   if (!opt.png.empty()) {
     const std::string python = WAVE3D_PYTHON_EXECUTABLE;
@@ -228,11 +220,12 @@ Command add_iobench_command(CLI::App& parent) {
   Command command;
   command.cli = cli;
   command.run = [opt](MPI_Comm comm, const std::vector<std::string>& command_line) {
+    const auto started = std::chrono::system_clock::now();
     int size = 1;
     MPI_Comm_size(comm, &size);
     return run_on_root(comm, "iobench", [&] {
       if (size > 1) fmt::print("wave3d iobench: rank 0 measures; the other {} ranks wait idle\n", size - 1);
-      return measure_and_report(*opt, command_line);
+      return measure_and_report(*opt, command_provenance(comm, command_line, started));
     });
   };
   return command;

@@ -1,4 +1,5 @@
 #include "app/noise_command.hpp"
+#include "app/command_provenance.hpp"
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -30,6 +31,7 @@
 #include "runtime/hwloc_topology.hpp"
 #include "runtime/machine_info.hpp"
 #include "runtime/thread_binding.hpp"
+#include "output/json_document.hpp"
 #include "output/runtime_json.hpp"
 
 namespace wave3d::app {
@@ -191,6 +193,7 @@ RankPlacementFacts probe_placement(const RankNoise& probed) {
 }
 
 int run_noise(MPI_Comm comm, const NoiseCommandOptions& opt, const std::vector<std::string>& command_line) {
+  const auto started = std::chrono::system_clock::now();
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   // The affinity before anything here binds a thread: the CPUs the launcher gave this process.
@@ -202,12 +205,9 @@ int run_noise(MPI_Comm comm, const NoiseCommandOptions& opt, const std::vector<s
   const std::vector<int> mine = share_cpus_on_node(comm, wanted);
   if (settings.trace_dir) mpi::collectively(comm, [&] { make_trace_dir(*settings.trace_dir); });
 
-  // Opened before probing, so a bad path fails at once rather than after the measurement.
-  std::ofstream json_out;
+  // Checked before probing, so a bad path fails at once rather than after the measurement.
   mpi::collectively(comm, [&] {
-    if (rank != 0 || opt.json.empty()) return;
-    json_out.open(opt.json);
-    if (!json_out) throw std::runtime_error(fmt::format("--json '{}': cannot open for writing", opt.json));
+    if (rank == 0 && !opt.json.empty()) check_output_file(opt.json, "--json");
   });
 
   if (rank == 0) {
@@ -229,12 +229,11 @@ int run_noise(MPI_Comm comm, const NoiseCommandOptions& opt, const std::vector<s
     fmt::print("placement: {}\n", placement.verdict_text());
     std::fflush(stdout);
     fmt::print(stderr, "{}", format_placement_warnings(placement));
-    if (json_out.is_open()) {
+    if (!opt.json.empty()) {
       nlohmann::json doc = noise_json_document(settings, all, command_line);
       doc["placement_audit"] = placement.verdict_json();
-      json_out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-      json_out.close();
-      if (!json_out) throw std::runtime_error(fmt::format("--json '{}': write failed", opt.json));
+      write_json_document(opt.json, kNoiseFormat, "noise", command_provenance(comm, command_line, started),
+                          std::move(doc));
     }
   });
   return 0;

@@ -17,6 +17,7 @@
 #include "mpi/collective.hpp"
 #include "mpi/environment.hpp"
 #include "output/provenance.hpp"
+#include "output/json_document.hpp"
 #include "output/result_files.hpp"
 #include "runtime/machine_info.hpp"
 
@@ -102,12 +103,12 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
     std::fputs(format_summary(config, outcome).c_str(), stdout);
     std::printf("placement:   %s\n", job_placement.verdict_text().c_str());
     const MpiFacts facts{context.mpi_library, context.mpi_thread_level, size};
-    auto document = run_document(config, context, job_placement.map, outcome,
-                                 collect_provenance(facts, options.command_line, started));
+    auto document = run_document(config, context, job_placement.map, outcome);
     document["placement"] = placement.summary;
     document["placement_audit"] = job_placement.verdict_json();
     if (config.output.steps_csv) write_steps_csv(run_dir / kStepsCsvName, outcome.step_times);
-    write_json_atomically(run_dir / kRunJsonName, document);
+    write_json_document(run_dir / kRunJsonName, kRunFormat, "run",
+                        collect_provenance(facts, options.command_line, started), std::move(document));
     std::printf("results:     %s\n", run_dir.string().c_str());
     std::fflush(stdout);
   });

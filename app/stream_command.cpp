@@ -1,4 +1,5 @@
 #include "app/stream_command.hpp"
+#include "app/command_provenance.hpp"
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -25,6 +26,7 @@
 #include "probe/stream_json.hpp"
 #include "runtime/byte_size.hpp"
 #include "runtime/machine_info.hpp"
+#include "output/json_document.hpp"
 
 namespace wave3d::app {
 
@@ -85,7 +87,7 @@ void print_row(const StreamSweep& sweep) {
 }
 
 // Everything rank 0 does. Returns the exit code: 0, or 1 when a run failed validation.
-int measure_and_report(const StreamCommandOptions& opt) {
+int measure_and_report(const StreamCommandOptions& opt, const nlohmann::json& provenance) {
   const MachineInfo node = collect_machine_info();
   const std::optional<std::uint64_t> llc_total = total_last_level_cache_bytes(node);
   std::size_t elements = opt.elements;
@@ -104,12 +106,8 @@ int measure_and_report(const StreamCommandOptions& opt) {
   if (opt.init != "serial") policies.push_back(InitPolicy::first_touch);
   if (opt.init != "first-touch") policies.push_back(InitPolicy::serial);
 
-  // Opened before measuring so a bad path fails in a second, not after a sweep of minutes.
-  std::ofstream json_out;
-  if (!opt.json.empty()) {
-    json_out.open(opt.json);
-    if (!json_out) throw std::runtime_error(fmt::format("cannot open {} for writing", opt.json));
-  }
+  // Checked before measuring so a bad path fails in a second, not after a sweep of minutes.
+  if (!opt.json.empty()) check_output_file(opt.json, "--json");
 
   const std::size_t array_bytes = elements * sizeof(double);
   const std::string_view bind = proc_bind_name(omp_get_proc_bind());
@@ -136,9 +134,8 @@ int measure_and_report(const StreamCommandOptions& opt) {
     sweeps[std::string(stream_policy_name(policy))] = sweep;
   }
 
-  if (json_out.is_open()) {
-    nlohmann::json doc{{"command", "stream"},
-                       {"elements", elements},
+  if (!opt.json.empty()) {
+    nlohmann::json doc{{"elements", elements},
                        {"bytes_per_array", array_bytes},
                        {"repetitions", opt.repetitions},
                        {"numa_nodes", node.numa_nodes},
@@ -152,9 +149,7 @@ int measure_and_report(const StreamCommandOptions& opt) {
                     {"total_bytes", *llc_total},
                     {"largest_bytes", node.last_level_cache->bytes}};
     }
-    json_out << doc.dump(2) << '\n';
-    json_out.close();
-    if (!json_out) throw std::runtime_error(fmt::format("cannot write {}", opt.json));
+    write_json_document(opt.json, kStreamFormat, "stream", provenance, std::move(doc));
   }
   return all_valid ? 0 : 1;
 }
@@ -184,12 +179,13 @@ Command add_stream_command(CLI::App& parent) {
 
   Command command;
   command.cli = cli;
-  command.run = [opt](MPI_Comm comm, const std::vector<std::string>&) {
+  command.run = [opt](MPI_Comm comm, const std::vector<std::string>& command_line) {
+    const auto started = std::chrono::system_clock::now();
     int size = 1;
     MPI_Comm_size(comm, &size);
     return run_on_root(comm, "stream", [&] {
       if (size > 1) fmt::print("wave3d stream: rank 0 measures; the other {} ranks wait idle\n", size - 1);
-      return measure_and_report(*opt);
+      return measure_and_report(*opt, command_provenance(comm, command_line, started));
     });
   };
   return command;

@@ -185,7 +185,7 @@ std::string format_summary(const RunConfig& c, const RunOutcome& o) {
 }
 
 nlohmann::json run_document(const RunConfig& config, const RunContext& context, const nlohmann::json& binding_map,
-                            const RunOutcome& o, const nlohmann::json& provenance) {
+                            const RunOutcome& o) {
   nlohmann::json phases = nlohmann::json::array();
   for (std::size_t r = 0; r < o.step_times.size(); ++r) {
     nlohmann::json per_phase = nlohmann::json::object();
@@ -194,7 +194,6 @@ nlohmann::json run_document(const RunConfig& config, const RunContext& context, 
   }
   nlohmann::json doc;
   doc["config"] = config_to_json(config);
-  doc["provenance"] = provenance;
   doc["parallel"] = {{"ranks", context.ranks},
                      {"threads_per_rank", context.threads_per_rank},
                      {"mpi_thread_level", context.mpi_thread_level},

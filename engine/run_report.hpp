@@ -22,10 +22,11 @@ struct RunContext {
 std::string format_header(const RunConfig& config, const RunContext& context, const nlohmann::json& binding_map);
 std::string format_summary(const RunConfig& config, const RunOutcome& outcome);
 
-// The results document: resolved config, provenance, parallel set-up, binding, metrics, memory,
+// The body of run.json (its header, provenance included, comes with output/json_document.hpp):
+// resolved config, parallel set-up, binding, metrics, memory,
 // verification and checksum.
 nlohmann::json run_document(const RunConfig& config, const RunContext& context, const nlohmann::json& binding_map,
-                            const RunOutcome& outcome, const nlohmann::json& provenance);
+                            const RunOutcome& outcome);
 
 // The mean time per step of one phase (after the first step) on each rank: min, median, max over ranks.
 struct PhaseSpread {

@@ -77,10 +77,10 @@ for tool in munged:munge mungekey:munge slurmctld:slurmctld slurmd:slurmd sbatch
 done
 if ((${#missing[@]})); then
   die "Slurm is not installed: missing ${missing[*]}. Install the packages with scripts/install-deps.sh," \
-      "or leave out the tests that need Slurm with 'ctest -LE slurm'."
+      "or leave out the tests that need Slurm with 'ctest -LE \"slurm|multinode\"'."
 fi
 [[ $(id -u) -eq 0 ]] || die "must run as root: slurmd starts job steps as the submitting user" \
-                            "(skip the Slurm tests with 'ctest -LE slurm')"
+                            "(skip the Slurm tests with 'ctest -LE \"slurm|multinode\"')"
 
 # A cluster left behind in DIR by an interrupted run is stopped first, by its PID files.
 if [[ -d $dir ]]; then "$here/stop-local-slurm.sh" --quiet "$dir"; fi

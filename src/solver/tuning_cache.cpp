@@ -4,7 +4,8 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "output/result_files.hpp"
+#include "output/json_document.hpp"
+#include "output/provenance.hpp"
 
 namespace wave3d {
 namespace {
@@ -56,7 +57,7 @@ std::optional<Blocking> read_tuning_cache(const std::filesystem::path& file, con
 
 void write_tuning_cache(const std::filesystem::path& file, const TuningKey& key, const TuningOutcome& outcome) {
   nlohmann::json doc = read_document(file);
-  if (!doc.contains("entries")) doc = {{"format", "wave3d-blocking-cache"}, {"version", 1}, {"entries", nlohmann::json::array()}};
+  if (!doc.contains("entries")) doc = {{"entries", nlohmann::json::array()}};
   const nlohmann::json wanted = key.to_json();
   nlohmann::json kept = nlohmann::json::array();
   for (const nlohmann::json& entry : doc["entries"])
@@ -73,7 +74,7 @@ void write_tuning_cache(const std::filesystem::path& file, const TuningKey& key,
   std::error_code ec;
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
   if (ec) throw std::runtime_error("cannot create " + file.parent_path().string() + ": " + ec.message());
-  write_json_atomically(file, doc);
+  write_json_document(file, kTuningCacheFormat, "tune", build_provenance(), doc);
 }
 
 }  // namespace wave3d

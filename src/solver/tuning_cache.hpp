@@ -37,7 +37,9 @@ std::optional<std::filesystem::path> tuning_cache_path(const std::string& settin
 // The blocking stored for `key`, if the file exists, parses and holds an entry for it.
 std::optional<Blocking> read_tuning_cache(const std::filesystem::path& file, const TuningKey& key);
 
-// Stores (or replaces) the entry for `key`, atomically; the other entries stay. Throws
+// Stores (or replaces) the entry for `key`, atomically; the other entries stay. The header (output/
+// json_document.hpp) names "tune" as the command: the block tuner, of wave3d tune or of a run with
+// blocking.size = "auto", is what writes the cache. Throws
 // std::runtime_error with the reason when the file cannot be written.
 void write_tuning_cache(const std::filesystem::path& file, const TuningKey& key, const TuningOutcome& outcome);
 

@@ -1,0 +1,41 @@
+#pragma once
+// Every JSON file wave3d writes is one document with the same header, written the same way:
+//   format          what the file holds, e.g. "wave3d-run"; readers check it before trusting any key
+//   format_version  raised whenever a key a reader may rely on changes meaning or place
+//   command         the subcommand that wrote it ("run", "bench", ...)
+//   provenance      who wrote it: version, build, machine, command line, environment (provenance.hpp)
+// beside the document's own keys, and always atomically (a reader never sees half a file).
+#include <filesystem>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace wave3d {
+
+struct JsonFormat {
+  std::string_view name;
+  int version;
+};
+
+inline constexpr JsonFormat kRunFormat{"wave3d-run", 1};
+inline constexpr JsonFormat kBenchFormat{"wave3d-bench", 1};
+inline constexpr JsonFormat kStreamFormat{"wave3d-stream", 1};
+inline constexpr JsonFormat kNoiseFormat{"wave3d-noise", 1};
+inline constexpr JsonFormat kIobenchFormat{"wave3d-iobench", 1};
+inline constexpr JsonFormat kAdviseFormat{"wave3d-advise", 1};
+inline constexpr JsonFormat kTuningCacheFormat{"wave3d-blocking-cache", 2};
+
+// The header keys above as one object.
+nlohmann::json json_header(JsonFormat format, std::string_view command, nlohmann::json provenance);
+
+// `body` with the header's keys set (a body key of the same name is replaced), written atomically.
+// Throws std::runtime_error naming the path when it cannot be written.
+void write_json_document(const std::filesystem::path& path, JsonFormat format, std::string_view command,
+                         nlohmann::json provenance, nlohmann::json body);
+
+// Before any work: creates the directory of an output file (JSON, PNG) and checks a file can be
+// created there, so a bad destination fails at once instead of after a long measurement. `option`
+// names the setting in the error, e.g. "--json". Leaves nothing behind.
+void check_output_file(const std::filesystem::path& path, std::string_view option);
+
+}  // namespace wave3d
