@@ -214,7 +214,7 @@ Command add_iobench_command(CLI::App& parent) {
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   cli->add_option("--json", opt->json, "Also write every result to this JSON file");
-  cli->add_option("--png", opt->png, "Also draw bandwidth against threads to this PNG (results/tools/plot_iobench.py)");
+  cli->add_option("--png", opt->png, "Also draw bandwidth against threads to this PNG (python/tools/plot_iobench.py)");
   cli->add_flag("--keep", opt->keep, "Keep the file(s) of the last write instead of deleting them");
 
   Command command;

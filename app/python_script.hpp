@@ -1,5 +1,5 @@
 #pragma once
-// Running one of the project's Python tools (results/tools) from a command, with the interpreter CMake
+// Running one of the project's Python tools (python/tools) from a command, with the interpreter CMake
 // found, e.g. to draw a plot. A tool that cannot run is reported, never fatal to the caller.
 #include <string>
 #include <vector>

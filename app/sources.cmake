@@ -8,7 +8,7 @@ target_link_libraries(wave3d PRIVATE wave3d_noise_parse)
 # advise draws its PNG with the project's plotting tool, run by the interpreter CMake found.
 set_property(SOURCE advise_command.cpp APPEND PROPERTY COMPILE_DEFINITIONS
   WAVE3D_PYTHON_EXECUTABLE="${Python3_EXECUTABLE}"
-  WAVE3D_PLOT_ADVISE_SCRIPT="${PROJECT_SOURCE_DIR}/results/tools/plot_advise.py")
+  WAVE3D_PLOT_ADVISE_SCRIPT="${PROJECT_SOURCE_DIR}/python/tools/plot_advise.py")
 # iobench draws its PNG with the project's plotting tool, run by the interpreter CMake found (none: it
 # says the PNG cannot be written).
 if(WAVE3D_PYTHON_ANALYSIS)
@@ -18,4 +18,4 @@ else()
 endif()
 set_property(SOURCE iobench_command.cpp APPEND PROPERTY COMPILE_DEFINITIONS
   WAVE3D_PYTHON_EXECUTABLE="${wave3d_iobench_python}"
-  WAVE3D_PLOT_IOBENCH_SCRIPT="${PROJECT_SOURCE_DIR}/results/tools/plot_iobench.py")
+  WAVE3D_PLOT_IOBENCH_SCRIPT="${PROJECT_SOURCE_DIR}/python/tools/plot_iobench.py")

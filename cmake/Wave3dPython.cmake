@@ -1,4 +1,4 @@
-# The Python interpreter for the test drivers and the analysis tools (results/tools). The analysis
+# The Python interpreter for the test drivers and the analysis tools (python/tools). The analysis
 # needs numpy, matplotlib and h5py, which come from Debian's packages, so they are importable by the
 # system interpreter but not necessarily by the first python3 on PATH (pyenv, a venv). Prefer the
 # system one unless the user chose an interpreter with -DPython3_EXECUTABLE=...

@@ -1,6 +1,6 @@
-# Sourced by the job scripts in jobscripts/slurm/ and jobscripts/pbs/: what every study job does, the same
-# for every study. The scheduler's own script says which study file is its default and how the scheduler
-# names the job and its nodes; the study runner (jobscripts/wave3d-study) does the rest:
+# Sourced by the job templates jobscripts/slurm/study.sbatch and jobscripts/pbs/study.pbs: what every
+# study job does, the same for every study. The template says how its scheduler names the job and its
+# nodes; the study file is the job's argument; the study runner (jobscripts/wave3d-study) does the rest:
 # - it expands the study into configurations x repetitions and checks all of them before running any;
 # - the launcher words of every run come from `wave3d plan` (the placement logic lives in one place);
 # - settings reach programs only as single arguments: no eval, no `bash -c "$text"`, no unquoted
@@ -14,6 +14,17 @@
 study_fail() {
   echo "wave3d study: error: $*" >&2
   exit 2
+}
+
+# study_file ROOT FILE: FILE, or a one-line error naming the project's studies when none was given.
+study_file() {
+  if [[ -z $2 ]]; then
+    local known
+    known=$(cd "$1/configs/studies" 2>/dev/null && printf 'configs/studies/%s ' *.toml)
+    study_fail "no study file: give one as the job's argument (sbatch) or as -v WAVE3D_STUDY=FILE (qsub); the" \
+               "project's studies: ${known% }"
+  fi
+  printf '%s\n' "$2"
 }
 
 # study_runner ROOT ARGS...: the study runner with the job's arguments.

@@ -1,6 +1,6 @@
 #pragma once
 // The I/O study as JSON (nlohmann's to_json hooks, found by ADL): what `wave3d iobench --json` writes
-// and results/tools/plot_iobench.py reads.
+// and python/tools/plot_iobench.py reads.
 #include <nlohmann/json.hpp>
 
 #include "iobench/io_study.hpp"

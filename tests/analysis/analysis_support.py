@@ -1,4 +1,4 @@
-"""Shared by the analysis tests: makes results/tools importable and builds small inputs."""
+"""Shared by the analysis tests: makes python/tools importable and builds small inputs."""
 
 import os
 import sys
@@ -6,14 +6,15 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOOLS = os.path.normpath(os.path.join(HERE, "..", "..", "results", "tools"))
+PYTHON = os.path.normpath(os.path.join(HERE, "..", "..", "python"))
+TOOLS = os.path.join(PYTHON, "tools")
 DATA = os.path.join(HERE, "data")
 EXTRAPOLATE = os.path.join(TOOLS, "extrapolate.py")
 
-if TOOLS not in sys.path:
-    sys.path.insert(0, TOOLS)
+if PYTHON not in sys.path:
+    sys.path.insert(0, PYTHON)
 
-from wave3d_analysis.loaders import RunData, Trace  # noqa: E402
+from wave3d.analysis.loaders import RunData, Trace  # noqa: E402
 
 
 def synthetic_run(step_times, noise_amplification=1.0, path="synthetic"):

@@ -12,10 +12,10 @@ import numpy as np
 
 import analysis_support  # noqa: F401
 from analysis_support import periodic_trace
-from wave3d_analysis.detours import RankNoise
-from wave3d_analysis.errors import InputError
-from wave3d_analysis.loaders import Trace
-from wave3d_analysis.model import CO_SCHEDULED, UNCOORDINATED, scenario_from_traces
+from wave3d.analysis.detours import RankNoise
+from wave3d.analysis.errors import InputError
+from wave3d.analysis.loaders import Trace
+from wave3d.analysis.model import CO_SCHEDULED, UNCOORDINATED, scenario_from_traces
 
 MS = 1_000_000  # ns
 POINTS = 200_000

@@ -10,8 +10,8 @@ import numpy as np
 
 import analysis_support  # noqa: F401
 from analysis_support import DATA, write_file
-from wave3d_analysis.errors import InputError
-from wave3d_analysis.loaders import expand_trace_paths, load_run, load_trace, load_traces
+from wave3d.analysis.errors import InputError
+from wave3d.analysis.loaders import expand_trace_paths, load_run, load_trace, load_traces
 
 ALL_CORES = os.path.join(DATA, "all-cores-daemon")
 RESERVED = os.path.join(DATA, "reserved-daemon")

@@ -5,11 +5,11 @@ import unittest
 
 import numpy as np
 
-import analysis_support  # noqa: F401  (puts results/tools on the path)
+import analysis_support  # noqa: F401  (puts the wave3d package on the path)
 from analysis_support import synthetic_run
-from wave3d_analysis.model import (CO_SCHEDULED, UNCOORDINATED, Scenario, crossover_ranks, monte_carlo_step_s,
+from wave3d.analysis.model import (CO_SCHEDULED, UNCOORDINATED, Scenario, crossover_ranks, monte_carlo_step_s,
                                    reserved_wins_ranges, scenario_from_run)
-from wave3d_analysis.order_statistics import EmpiricalDistribution
+from wave3d.analysis.order_statistics import EmpiricalDistribution
 
 RANKS = (1, 2, 7, 100, 10_000, 1_000_000)
 

@@ -143,7 +143,7 @@ def check(args):
     write_toml(study_file, study)
     out = work / "single-core-spec.out"
     out.unlink(missing_ok=True)
-    job_id = run(["sbatch", "--parsable", *on_node, f"--output={out}", "jobscripts/slurm/single.sbatch", study_file], env,
+    job_id = run(["sbatch", "--parsable", *on_node, f"--output={out}", "jobscripts/slurm/study.sbatch", study_file], env,
                  cwd=args.root).stdout.strip().split(";")[0]
     state = wait_for_job(job_id, env, args.timeout)
     show_file(out, "single study output")

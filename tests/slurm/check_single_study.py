@@ -4,7 +4,7 @@
   check_single_study.py --cluster DIR --root SRC --wave3d BIN --noise BIN --work DIR
                         --submit sbatch|qsub [--variant plain|hostile] [--timeout S]
 
-sbatch runs jobscripts/slurm/single.sbatch (srun line, PMIx); qsub runs jobscripts/pbs/single.pbs through
+sbatch runs jobscripts/slurm/study.sbatch (srun line, PMIx); qsub runs jobscripts/pbs/study.pbs through
 Slurm's PBS compatibility (slurm-wlm-torque's qsub, spank_pbs; mpirun line). Both submit from the
 repository root as a user would. `plain` submits configs/studies/single.toml as it is. `hostile` submits a
 copy with two ranks (rank-per-core), wave3d-noise on the node, and shell code in configuration strings,

@@ -8,8 +8,8 @@ results and the report.
 The study is configs/studies/NAME.toml with a small grid and few steps: `single` is one run; `placement` is 4 layouts x
 first-touch/serial = 8 configurations; `surplus` is 1..all compute cores per socket x the daemon off/on;
 `jitter` is reserved cores x daemon x progress thread x halo mode = 10 configurations.
-sbatch runs jobscripts/slurm/NAME.sbatch (every run an srun step of the one allocation, the daemon with
-srun --overlap); qsub runs jobscripts/pbs/NAME.pbs through Slurm's PBS compatibility (every run an
+sbatch runs jobscripts/slurm/study.sbatch (every run an srun step of the one allocation, the daemon with
+srun --overlap); qsub runs jobscripts/pbs/study.pbs through Slurm's PBS compatibility (every run an
 mpirun, the daemon an mpirun of one process per node).
 
 Checked: the job completes with exit code 0; study.json names the job and holds every configuration x

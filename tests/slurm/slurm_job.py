@@ -82,11 +82,11 @@ def study_job_environment(args, results):
 
 
 def submit_study(root, env, submit, name, study, out_file, nodes=1):
-    """Submits jobscripts/slurm/NAME.sbatch or jobscripts/pbs/NAME.pbs from the repository root, as a user
-    would, on `nodes` nodes, and returns the job id."""
+    """Submits the study file `study` (study NAME) with jobscripts/slurm/study.sbatch or jobscripts/pbs/study.pbs
+    from the repository root, as a user would, on `nodes` nodes, and returns the job id."""
     if submit == "sbatch":
-        done = run(["sbatch", "--parsable", f"--nodes={nodes}", f"--output={out_file}",
-                    f"jobscripts/slurm/{name}.sbatch", str(study)], env, cwd=root)
+        done = run(["sbatch", "--parsable", f"--nodes={nodes}", f"--output={out_file}", f"--job-name=wave3d-{name}",
+                    "jobscripts/slurm/study.sbatch", str(study)], env, cwd=root)
         return done.stdout.strip().split(";")[0]
     # Whole node, as a PBS user asks with nodes=1:ppn=<cores>; -o and -j oe on the command line, as
     # slurm-wlm-torque's qsub ignores them in the script.
@@ -94,8 +94,8 @@ def submit_study(root, env, submit, name, study, out_file, nodes=1):
     variables = f"WAVE3D_STUDY={study}"
     if "PBS_NODEFILE" in env:  # a node file the test wrote, where the PBS server would
         variables += f",PBS_NODEFILE={env['PBS_NODEFILE']}"
-    done = run(["qsub", "-o", str(out_file), "-j", "oe", "-l", f"nodes={nodes}:ppn={cpus}", "-V", "-v", variables,
-                f"jobscripts/pbs/{name}.pbs"], env, cwd=root)
+    done = run(["qsub", "-o", str(out_file), "-j", "oe", "-l", f"nodes={nodes}:ppn={cpus}", "-N", f"wave3d-{name}",
+                "-V", "-v", variables, "jobscripts/pbs/study.pbs"], env, cwd=root)
     job_id = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
     if not job_id.isdigit():
         raise TestFailure(f"qsub printed no job id: {done.stdout!r}")

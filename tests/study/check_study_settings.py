@@ -12,7 +12,7 @@ study that cannot run as written is refused with one line that names the setting
   refuses, a run setting `wave3d run --check` refuses, everything excluded, bad names, NUL, broken TOML;
 - a configuration needing more CPUs per node than the job has (SLURM_CPUS_ON_NODE, PBS_NUM_PPN, the
   process's affinity) is refused;
-- every study has a Slurm and a PBS template, valid bash, defaulting to that study;
+- one job template per scheduler, valid bash, for every study: without a study file it exits 2 with one line;
 - `wave3d plan --print-argv srun|mpirun` and `--json` give exactly the words of the lines it prints: the
   launcher's before `wave3d run`, program_argv after it;
 - a run setting the plan decides (run.threads, placement.*, the progress engine of a progress thread) is
@@ -20,6 +20,7 @@ study that cannot run as written is refused with one line that names the setting
 """
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -141,16 +142,26 @@ def check_allocation(args):
 
 
 def check_templates(args):
-    """One Slurm and one PBS template per study, each valid bash, each defaulting to its own study."""
+    """One job template per scheduler, valid bash, for any study: each names the study files it runs, and
+    without a study file it stops with exit 2 and one line listing the project's studies."""
     root = Path(args.root)
-    for study in sorted((root / "configs/studies").glob("*.toml")):
-        for template in (root / f"jobscripts/slurm/{study.stem}.sbatch", root / f"jobscripts/pbs/{study.stem}.pbs"):
-            expect(template.is_file(), f"{template.relative_to(root)} exists")
-            syntax = subprocess.run(["bash", "-n", str(template)], capture_output=True, text=True)
-            expect(syntax.returncode == 0, f"{template.name} is valid bash {syntax.stderr.strip()}")
-            text = template.read_text()
-            expect(f"configs/studies/{study.name}" in text and f"wave3d-{study.stem}" in text,
-                   f"{template.name} defaults to {study.name} and names its job wave3d-{study.stem}")
+    templates = {"slurm": (root / "jobscripts/slurm/study.sbatch", "SLURM_SUBMIT_DIR"),
+                 "pbs": (root / "jobscripts/pbs/study.pbs", "PBS_O_WORKDIR")}
+    expect(sorted(p.name for p in (root / "jobscripts/slurm").iterdir()) == ["study.sbatch"]
+           and sorted(p.name for p in (root / "jobscripts/pbs").iterdir()) == ["study.pbs"],
+           "one job template per scheduler")
+    studies = sorted(f"configs/studies/{p.name}" for p in (root / "configs/studies").glob("*.toml"))
+    for scheduler, (template, submit_dir) in templates.items():
+        syntax = subprocess.run(["bash", "-n", str(template)], capture_output=True, text=True)
+        expect(syntax.returncode == 0, f"{template.name} is valid bash {syntax.stderr.strip()}")
+        env = {k: v for k, v in os.environ.items() if k != "WAVE3D_STUDY"}
+        env[submit_dir] = str(root)
+        done = subprocess.run(["bash", str(template)], capture_output=True, text=True, env=env, cwd=root, timeout=30)
+        lines = done.stderr.strip().splitlines()
+        expect(done.returncode == 2 and len(lines) == 1 and "no study file" in lines[0]
+               and all(study in lines[0] for study in studies),
+               f"{scheduler}: without a study file, exit 2 and one line naming {studies} ({done.returncode}: {done.stderr!r})")
+
 
 
 def check_plan_words(args):

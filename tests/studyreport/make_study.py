@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Builds small study directories for the report tests by running the real wave3d binary, laid out as the
-study runner lays them out (results/tools/README.md, "study_report.py"), with study.json written here.
+study runner lays them out (python/tools/README.md, "study_report.py"), with study.json written here.
 
     make_study.py --wave3d BIN --noise BIN --mpiexec MPIEXEC --out DIR
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOOLS = os.path.normpath(os.path.join(HERE, "..", "..", "results", "tools"))
+TOOLS = os.path.normpath(os.path.join(HERE, "..", "..", "python", "tools"))
 STUDY_REPORT = os.path.join(TOOLS, "study_report.py")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 STEPS_HEADER = "rank,step,pack,wait,unpack,interior,shell,check,total,messages_done,io"

@@ -121,7 +121,7 @@ def _verdict(ranges, limit):
 
 def format_report(result):
     lines = ["wave3d jitter extrapolation: bulk-synchronous steps, each as long as the slowest rank's "
-             "(model and assumptions: results/tools/README.md)"]
+             "(model and assumptions: python/tools/README.md)"]
     for entry in result["scenarios"]:
         lines.append("")
         lines.append(f"{entry['label']}:")

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import files
+from ..files import lookup
 from .errors import InputError
 
 # Step time quantities a run can provide (see RunData.step_times).
@@ -142,35 +144,35 @@ def load_run(directory):
     directory = str(directory)
     if not os.path.isdir(directory):
         raise InputError(directory, "not a directory (expected a wave3d results directory with run.json and steps.csv)")
-    run_json_path = os.path.join(directory, "run.json")
+    run_json_path = os.path.join(directory, files.RUN_JSON)
     doc = _read_json(run_json_path)
-    jitter = doc.get("jitter")
+    if files.format_problem(doc):
+        raise InputError(run_json_path, files.format_problem(doc))
+    jitter = lookup(doc, files.JITTER)
     if not isinstance(jitter, dict) or "noise_amplification" not in jitter:
         raise InputError(run_json_path,
                          "no 'jitter' section with 'noise_amplification' (the run needs at least 2 steps)")
     try:
-        amplification = float(jitter["noise_amplification"])
-        per_step_max = np.asarray(jitter.get("per_step_max_s", []), dtype=float)
-        per_step_median = np.asarray(jitter.get("per_step_median_s", []), dtype=float)
+        amplification = float(lookup(doc, files.NOISE_AMPLIFICATION))
+        per_step_max = np.asarray(lookup(doc, files.PER_STEP_MAX, []), dtype=float)
+        per_step_median = np.asarray(lookup(doc, files.PER_STEP_MEDIAN, []), dtype=float)
     except (TypeError, ValueError):
         raise InputError(run_json_path, "'jitter' holds values that are not numbers") from None
-    steps_path = os.path.join(directory, "steps.csv")
+    steps_path = os.path.join(directory, files.STEPS_CSV)
     ranks, steps, phases = read_steps_csv(steps_path)
-    parallel = doc.get("parallel", {})
-    declared_ranks = parallel.get("ranks")
+    declared_ranks = lookup(doc, files.PARALLEL_RANKS)
     if declared_ranks is not None and declared_ranks != len(ranks):
         raise InputError(steps_path,
                          f"has rows for {len(ranks)} ranks but run.json says parallel.ranks = {declared_ranks}")
-    config = doc.get("config", {})
-    placement = doc.get("placement", {})
+    placement = lookup(doc, files.PLACEMENT, {})
     summary = {
-        "host": doc.get("provenance", {}).get("hostname"),
-        "grid": config.get("grid", {}).get("n"),
-        "layout": placement.get("layout", config.get("placement", {}).get("layout")),
-        "reserve": placement.get("reserve", config.get("placement", {}).get("reserve")),
-        "halo": config.get("parallel", {}).get("halo"),
+        "host": lookup(doc, files.HOSTNAME),
+        "grid": lookup(doc, files.GRID_N),
+        "layout": placement.get("layout", lookup(doc, files.CONFIG_LAYOUT)),
+        "reserve": placement.get("reserve", lookup(doc, files.CONFIG_RESERVE)),
+        "halo": lookup(doc, files.HALO_MODE),
     }
-    return RunData(path=directory, ranks=len(ranks), threads_per_rank=int(parallel.get("threads_per_rank", 1)),
+    return RunData(path=directory, ranks=len(ranks), threads_per_rank=int(lookup(doc, files.THREADS_PER_RANK, 1)),
                    steps=steps, phases=phases, noise_amplification=amplification, per_step_max_s=per_step_max,
                    per_step_median_s=per_step_median, summary=summary)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Report a wave3d study directory: report.md, report.json and PNGs.
 
-Reads study.json and every run's run.json and steps.csv (the layout is in results/tools/README.md) and
+Reads study.json and every run's run.json and steps.csv (the layout is in python/tools/README.md) and
 writes, by default into STUDY_DIR/report: a Markdown summary with one row per configuration (medians of the
 repetitions with their spread), the runs left out, the saturation curve, paired findings, the jitter
 extrapolation, and the plots it links to. Failed, timed-out and pending runs are listed, never counted; runs
@@ -16,7 +16,7 @@ import importlib.util
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # python/: the wave3d package
 
 # Checked before anything imports them, so a missing package is one clear line rather than a traceback.
 _MISSING = [name for name in ("numpy", "matplotlib") if importlib.util.find_spec(name) is None]
@@ -25,10 +25,10 @@ if _MISSING:
           "and python3-matplotlib, or run it with /usr/bin/python3", file=sys.stderr)
     sys.exit(3)
 
-from wave3d_analysis.errors import InputError  # noqa: E402
-from wave3d_analysis.study import load_study  # noqa: E402
-from wave3d_analysis.study_findings import DEFAULT_SATURATION_TOLERANCE  # noqa: E402
-from wave3d_analysis.study_report import build_report, write_report  # noqa: E402
+from wave3d.analysis.errors import InputError  # noqa: E402
+from wave3d.analysis.study import load_study  # noqa: E402
+from wave3d.analysis.study_findings import DEFAULT_SATURATION_TOLERANCE  # noqa: E402
+from wave3d.analysis.study_report import build_report, write_report  # noqa: E402
 
 
 def tolerance(text):

@@ -291,7 +291,7 @@ def _extrapolation_lines(report):
         return lines + ["No configuration has step times (steps.csv) to extrapolate from.", ""]
     lines += ["Each configuration's median repetition, its own per-rank step times as the noise, uncoordinated "
               "between ranks: the expected step of N bulk-synchronous ranks, as a slowdown over the "
-              "configuration's own expected step on one rank (model and assumptions: results/tools/README.md, "
+              "configuration's own expected step on one rank (model and assumptions: python/tools/README.md, "
               "extrapolate.py).", "", f"![jitter extrapolation]({report['plots']['extrapolation']})", ""]
     counts = [n for n in entries[0]["predictions"] if n["ranks"] >= 100]
     header = ["configuration", "rep", "ranks", "step ms (1 rank)", "amplification model / measured"]

@@ -13,8 +13,8 @@ import os
 import sys
 import textwrap
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wave3d_analysis.pyplot import load_pyplot  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # python/: the wave3d package
+from wave3d.analysis.pyplot import load_pyplot  # noqa: E402
 
 
 TRIAD_COLOUR = "tab:blue"

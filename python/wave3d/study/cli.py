@@ -9,7 +9,7 @@ from .record import utc_now
 from .runner import run_study
 from .settings import StudyError
 
-ROOT = Path(__file__).resolve().parents[3]  # jobscripts/lib/wave3d_study -> the repository
+ROOT = Path(__file__).resolve().parents[3]  # python/wave3d/study -> the repository
 
 
 def default_binary(variable, relative):
@@ -45,7 +45,7 @@ def run_command(options):
 
 
 def report_command(options, extra):
-    script = ROOT / "results/tools/study_report.py"
+    script = ROOT / "python/tools/study_report.py"
     return subprocess.run([sys.executable, str(script), *extra]).returncode
 
 
@@ -71,7 +71,7 @@ def main():
                      help="the wave3d-noise binary (default: WAVE3D_NOISE_BIN, else next to the release build)")
     run.add_argument("--dry-run", action="store_true", help="check and list the runs; run nothing, write nothing")
     sub.add_parser("report", add_help=False, help="turn a study directory into report.md and plots "
-                                                  "(results/tools/study_report.py; --help for its options)")
+                                                  "(python/tools/study_report.py; --help for its options)")
     options, extra = parser.parse_known_args()
     try:
         if options.command == "report":

@@ -1,4 +1,4 @@
-"""The jitter model (model.py, extrapolation.py; see results/tools/README.md) applied to a study: every
+"""The jitter model (model.py, extrapolation.py; see python/tools/README.md) applied to a study: every
 configuration's median repetition extrapolated from its own step times to 10^2..10^6 ranks, and, where the
 study has configurations with reserved cores and without that differ in nothing else, where reserving wins."""
 

@@ -1,5 +1,5 @@
 """A study directory, as the study runner writes it (jobscripts/; the layout is described in
-results/tools/README.md): study.json with the configurations and the state of every run, and for every
+python/tools/README.md): study.json with the configurations and the state of every run, and for every
 repetition a wave3d results directory (run.json, steps.csv).
 
 Only runs the runner marked ``done`` count, and of those only the ones whose verification did not fail;
@@ -15,12 +15,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import files
+from ..files import lookup
 from .errors import InputError
 from .loaders import load_run
 from .study_placement import read_audit
 
 STUDY_FORMAT = "wave3d-study/1"
-STUDY_FILE = "study.json"
+STUDY_FILE = files.STUDY_JSON
 # The runner's states of a run, and why each is left out of the statistics. Only "done" can count. A status
 # not listed here is kept and left out as well, with its name, so a report of a newer runner still works.
 NOT_COUNTED = {
@@ -32,17 +34,6 @@ NOT_COUNTED = {
 }
 
 # What the report reads from every run.json: name -> dotted path. Only the throughput is required.
-RUN_VALUES = {
-    "mpoints_per_second": "metrics.mpoints_per_second",
-    "seconds": "metrics.seconds",
-    "step_p50_s": "jitter.step_time_p50_s",
-    "step_p99_s": "jitter.step_time_p99_s",
-    "step_max_s": "jitter.step_time_max_s",
-    "noise_amplification": "jitter.noise_amplification",
-    "halo_exposed_fraction": "decomposition.halo_exposed_fraction",
-    "ranks": "parallel.ranks",
-    "threads_per_rank": "parallel.threads_per_rank",
-}
 
 
 @dataclass
@@ -58,7 +49,7 @@ class RunResult:
     seconds: object = None
     error: str = None  # the runner's reason for a failure, when it gave one
     problem: str = None  # why the run is left out of the statistics; None when it counts
-    values: dict = field(default_factory=dict)  # RUN_VALUES read from run.json (None where absent)
+    values: dict = field(default_factory=dict)  # files.RUN_VALUES read from run.json (None where absent)
     verification: str = None
     placement: object = None  # the PlacementAudit of a done run; None when not audited (or not read)
     step_totals: np.ndarray = None  # total step time (s), ranks x steps after the first
@@ -157,15 +148,6 @@ def _read_json(path, what):
         raise InputError(path, f"cannot read ({e.strerror})") from None
 
 
-def _lookup(doc, dotted):
-    node = doc
-    for part in dotted.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node
-
-
 def _number(value):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
@@ -225,14 +207,16 @@ def _not_counted_reason(run):
 
 def _read_run_values(run):
     """run.json of a done run -> run.values, run.verification; a verification failure leaves the run out."""
-    run_json = os.path.join(run.path, "run.json")
+    run_json = os.path.join(run.path, files.RUN_JSON)
     doc = _read_json(run_json, "the study runner marked this run done")
     if not isinstance(doc, dict):
         raise InputError(run_json, "not a JSON object (expected a wave3d run result)")
-    run.values = {name: _number(_lookup(doc, dotted)) for name, dotted in RUN_VALUES.items()}
+    if files.format_problem(doc):
+        raise InputError(run_json, files.format_problem(doc))
+    run.values = {name: _number(lookup(doc, dotted)) for name, dotted in files.RUN_VALUES.items()}
     if run.values["mpoints_per_second"] is None:
         raise InputError(run_json, "metrics.mpoints_per_second is missing or not a number (not a wave3d run result?)")
-    status = _lookup(doc, "verification.status")
+    status = lookup(doc, files.VERIFICATION_STATUS)
     run.verification = status if isinstance(status, str) else None
     run.placement = read_audit(doc, run_json)
     if run.verification == "FAILED":
@@ -242,10 +226,10 @@ def _read_run_values(run):
 
 def _read_step_times(run, doc, keep_data):
     """steps.csv of a counting run -> run.step_totals (and run.step_data when keep_data), or run.steps_note."""
-    if not isinstance(_lookup(doc, "jitter.noise_amplification"), (int, float)):
+    if not isinstance(lookup(doc, files.NOISE_AMPLIFICATION), (int, float)):
         run.steps_note = "run.json has no jitter section (fewer than 2 steps)"
         return
-    if not os.path.isfile(os.path.join(run.path, "steps.csv")):
+    if not os.path.isfile(os.path.join(run.path, files.STEPS_CSV)):
         run.steps_note = "no steps.csv (the run had output.steps_csv = false)"
         return
     data = load_run(run.path)

@@ -14,8 +14,8 @@ import os
 import sys
 import textwrap
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wave3d_analysis.pyplot import load_pyplot  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # python/: the wave3d package
+from wave3d.analysis.pyplot import load_pyplot  # noqa: E402
 
 COLOURS = {"on-each-node": "tab:blue", "on-one-node": "tab:orange"}
 MARKERS = {"shared": "o", "per-thread": "s"}

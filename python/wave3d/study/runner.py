@@ -8,6 +8,7 @@ import socket
 import sys
 from pathlib import Path
 
+from .. import files
 from .allocation import check_fits, cpus_per_node
 from .configuration import resolve
 from .execute import Interrupted, execute_run
@@ -79,7 +80,7 @@ def describe(configs, excluded, repetitions):
 def prepare_study_directory(study_dir, study, configs, wave3d, hostfile_args):
     """The study directory with the submitted study and each configuration's plan; the launcher words
     gain the job's host file (PBS) after the launcher's name."""
-    if (study_dir / "study.json").exists():
+    if (study_dir / files.STUDY_JSON).exists():
         raise StudyError(f"{study_dir} already holds a study; a job id is used once")
     study_dir.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(study.path, study_dir / "study.toml")
@@ -149,7 +150,7 @@ def run_study(options):
     by_id = {c["id"]: c for c in configs}
 
     def save():
-        write_json_atomically(study_dir / "study.json",
+        write_json_atomically(study_dir / files.STUDY_JSON,
                               study_document(study, job, machine, axes, configs, excluded, runs))
 
     save()

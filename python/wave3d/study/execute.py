@@ -7,6 +7,8 @@ import signal
 import subprocess
 import time
 
+from .. import files
+from ..files import lookup
 from .daemon import Daemon
 from .record import utc_now
 from .settings import StudyError
@@ -38,7 +40,7 @@ def placement_outcome(result):
     them. A run.json without an audit (written by a wave3d from before it) is "not audited": that says
     nothing either way, so it must never read as ok; an audit without a verdict of ok or wrong is
     "unreadable" (the report names the file)."""
-    audit = result.get("placement_audit")
+    audit = lookup(result, files.PLACEMENT_AUDIT)
     if audit is None:
         return {"placement_verdict": NOT_AUDITED, "placement_problems": []}
     if not isinstance(audit, dict) or audit.get("verdict") not in ("ok", "wrong"):
@@ -50,14 +52,14 @@ def placement_outcome(result):
 
 def read_outcome(run_dir):
     try:
-        with open(run_dir / "run.json") as f:
+        with open(run_dir / files.RUN_JSON) as f:
             result = json.load(f)
     except (OSError, ValueError):
         return None
     if not isinstance(result, dict):
         return None
-    return {"mpoints_per_second": result.get("metrics", {}).get("mpoints_per_second"),
-            "verification": result.get("verification", {}).get("status"),
+    return {"mpoints_per_second": lookup(result, files.MPOINTS_PER_SECOND),
+            "verification": lookup(result, files.VERIFICATION_STATUS),
             **placement_outcome(result)}
 
 

@@ -4,7 +4,7 @@
 Bulk-synchronous steps wait for the slowest rank; with measured per-rank delays (from a run's steps.csv
 or from detour traces) this predicts the step time at N ranks for uncoordinated and co-scheduled noise,
 and, given one run with every core computing and one with a core reserved, the rank count from which
-reserving the core wins. The model and its assumptions are in results/tools/README.md.
+reserving the core wins. The model and its assumptions are in python/tools/README.md.
 
 Exit codes: 0 on success, 2 for bad input (a missing, empty or malformed file; a bad option), 3 when
 numpy or matplotlib cannot be imported.
@@ -16,7 +16,7 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # python/: the wave3d package
 
 # Checked before anything imports them, so a missing package is one clear line rather than a traceback.
 _MISSING = [name for name in ("numpy", "matplotlib") if importlib.util.find_spec(name) is None]
@@ -25,11 +25,11 @@ if _MISSING:
           "and python3-matplotlib, or run it with /usr/bin/python3", file=sys.stderr)
     sys.exit(3)
 
-from wave3d_analysis.errors import InputError, OptionError  # noqa: E402
-from wave3d_analysis.extrapolation import extrapolate, rank_counts_for  # noqa: E402
-from wave3d_analysis.loaders import STEP_QUANTITIES, load_run, load_traces  # noqa: E402
-from wave3d_analysis.model import run_base_s, run_work_s, scenario_from_run, scenario_from_traces  # noqa: E402
-from wave3d_analysis.report import format_report  # noqa: E402
+from wave3d.analysis.errors import InputError, OptionError  # noqa: E402
+from wave3d.analysis.extrapolation import extrapolate, rank_counts_for  # noqa: E402
+from wave3d.analysis.loaders import STEP_QUANTITIES, load_run, load_traces  # noqa: E402
+from wave3d.analysis.model import run_base_s, run_work_s, scenario_from_run, scenario_from_traces  # noqa: E402
+from wave3d.analysis.report import format_report  # noqa: E402
 
 EXAMPLES = """examples:
   # one run's own step-time distribution, extrapolated (table on stdout)
@@ -184,7 +184,7 @@ def write_outputs(result, args):
             raise InputError(json_path, f"cannot write ({e.strerror})") from None
         written.append(json_path)
     if png_path:
-        from wave3d_analysis.plotting import plot_extrapolation  # matplotlib only when a plot is asked for
+        from wave3d.analysis.plotting import plot_extrapolation  # matplotlib only when a plot is asked for
 
         try:
             plot_extrapolation(result, png_path)

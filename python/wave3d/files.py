@@ -1,0 +1,84 @@
+"""What the wave3d executable writes, as Python reads it: the file names, the header every JSON file
+carries (src/output/json_document.hpp) and the key paths read from run.json, written once here. A test
+(tests/python/test_files_contract.py) checks every name and path below against the files of a real
+run, so the C++ writer and the Python readers cannot drift apart unnoticed."""
+
+RUN_JSON = "run.json"
+STEPS_CSV = "steps.csv"
+STUDY_JSON = "study.json"  # written by the study runner (wave3d.study), one per study directory
+
+# The header of every JSON document wave3d writes.
+FORMAT = "format"
+FORMAT_VERSION = "format_version"
+COMMAND = "command"
+PROVENANCE = "provenance"
+RUN_FORMAT = ("wave3d-run", 1)  # run.json: (format, format_version)
+
+# Key paths in run.json, dotted.
+MPOINTS_PER_SECOND = "metrics.mpoints_per_second"
+SECONDS = "metrics.seconds"
+VERIFICATION_STATUS = "verification.status"
+PLACEMENT_AUDIT = "placement_audit"
+PLACEMENT = "placement"
+PARALLEL_RANKS = "parallel.ranks"
+THREADS_PER_RANK = "parallel.threads_per_rank"
+WORLD_SIZE = "provenance.mpi.world_size"
+BATCH_JOB = "provenance.batch_job"
+HOSTNAME = "provenance.hostname"
+BINDING = "binding"
+GRID_N = "config.grid.n"
+CONFIG_LAYOUT = "config.placement.layout"
+CONFIG_RESERVE = "config.placement.reserve"
+HALO_MODE = "config.parallel.halo"
+HALO_EXPOSED_FRACTION = "decomposition.halo_exposed_fraction"
+JITTER = "jitter"  # present when the run had at least 2 steps
+NOISE_AMPLIFICATION = "jitter.noise_amplification"
+PER_STEP_MAX = "jitter.per_step_max_s"
+PER_STEP_MEDIAN = "jitter.per_step_median_s"
+STEP_P50 = "jitter.step_time_p50_s"
+STEP_P99 = "jitter.step_time_p99_s"
+STEP_MAX = "jitter.step_time_max_s"
+
+# The run.json values a study report tabulates, by the name it gives them.
+RUN_VALUES = {
+    "mpoints_per_second": MPOINTS_PER_SECOND,
+    "seconds": SECONDS,
+    "step_p50_s": STEP_P50,
+    "step_p99_s": STEP_P99,
+    "step_max_s": STEP_MAX,
+    "noise_amplification": NOISE_AMPLIFICATION,
+    "halo_exposed_fraction": HALO_EXPOSED_FRACTION,
+    "ranks": PARALLEL_RANKS,
+    "threads_per_rank": THREADS_PER_RANK,
+}
+
+# Every key path above, for the contract test.
+RUN_KEY_PATHS = (MPOINTS_PER_SECOND, SECONDS, VERIFICATION_STATUS, PLACEMENT_AUDIT, PLACEMENT, PARALLEL_RANKS,
+                 THREADS_PER_RANK, WORLD_SIZE, BATCH_JOB, HOSTNAME, BINDING, GRID_N, CONFIG_LAYOUT, CONFIG_RESERVE,
+                 HALO_MODE, HALO_EXPOSED_FRACTION, JITTER, NOISE_AMPLIFICATION, PER_STEP_MAX, PER_STEP_MEDIAN,
+                 STEP_P50, STEP_P99, STEP_MAX)
+
+MISSING = object()
+
+
+def lookup(doc, dotted, default=None):
+    """doc's value at a dotted key path, or default where any part is missing or not an object."""
+    node = doc
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return default
+        node = node[part]
+    return node
+
+
+def format_problem(doc, expected=RUN_FORMAT):
+    """None when doc's header names the expected format at a version this package reads; else why not.
+    A document without a header (written before there was one) is read as it is."""
+    if not isinstance(doc, dict) or FORMAT not in doc:
+        return None
+    name, version = expected
+    if doc.get(FORMAT) != name:
+        return f"format '{doc.get(FORMAT)}', not '{name}'"
+    if doc.get(FORMAT_VERSION) != version:
+        return f"{name} format version {doc.get(FORMAT_VERSION)}; this reader knows version {version}"
+    return None
