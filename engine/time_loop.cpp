@@ -141,101 +141,112 @@ enum Phase : std::size_t { pack, wait, unpack, interior, shell, check, total, hi
 const std::vector<std::string> kPhaseNames{"pack", "wait", "unpack", "interior", "shell", "check", "total",
                                            "messages_done", "io"};
 
-}  // namespace
+void require_thread_level_for(const RunConfig& config) {
+  if (config.parallel.progress != ProgressEngine::thread) return;
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  if (provided < MPI_THREAD_MULTIPLE)
+    throw mpi::CollectiveError("parallel.progress = \"thread\" needs MPI_THREAD_MULTIPLE, but the MPI library "
+                               "provides " + mpi::thread_level_name(provided) +
+                               "; allowed with this library: parallel.progress = \"none\" or \"poll\"",
+                               0);
+}
 
+// This rank's part of the run once set up: its subdomain in the process grid, the tuned settings, the
+// fields and the exchanges. One step per sweep exchanges an R-deep halo every step (halo); several
+// (temporal blocking) exchange both time levels blocking.steps x R deep once per sweep (deep_halo).
 template <typename T>
-RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldIoContext& field_io_context,
-                         const BeforeLoop& before_loop) {
-  const int rank = mpi::rank_in(comm);
-  RunOutcome out;
-  // The run's settings: those requested, with the blocking the tuner settles below.
-  RunConfig tuned_config = requested;
-  const RunConfig& config = tuned_config;
-
-  // Set-up. Every step is collective: an error on any rank is reported once and ends all of them.
-  if (config.parallel.progress == ProgressEngine::thread) {
-    int provided = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&provided);
-    if (provided < MPI_THREAD_MULTIPLE)
-      throw mpi::CollectiveError("parallel.progress = \"thread\" needs MPI_THREAD_MULTIPLE, but the MPI library "
-                                 "provides " + mpi::thread_level_name(provided) +
-                                 "; allowed with this library: parallel.progress = \"none\" or \"poll\"",
-                                 0);
-  }
-  const mpi::Decomposition decomposition =
-      mpi::collectively(comm, [&] { return decompose_grid(config, comm, sizeof(T)); });
-  mpi::collectively(comm, [&] { fail_if_asked(config, rank, 0); });
-  const bool periodic = config.grid.boundary == Boundary::periodic;
+struct RankRun {
+  RunConfig config;  // as requested, with the blocking the tuner settled
+  std::optional<std::string> sweep_obstacle;  // why temporal blocking cannot apply, if it cannot
+  mpi::Decomposition decomposition;
   std::optional<mpi::CartesianComm> cart;
-  mpi::collectively(comm, [&] { cart.emplace(comm, decomposition, std::array<bool, 3>{periodic, periodic, periodic}); });
-
-  // blocking.size / blocking.steps = "auto": measured (or read from the cache) before the fields exist,
-  // since their first touch follows the blocks.
-  const std::optional<std::string> obstacle = temporal_blocking_obstacle(config, decomposition);
-  TuningBudget budget;
-  budget.run_point_updates = static_cast<double>(intersect(cart->owned(), config.grid.updated()).volume()) * config.steps;
-  out.tuning = tune_for_run<T>(config, comm, cart->owned(), obstacle ? 1 : max_steps_per_sweep(config, decomposition),
-                               budget);
-  tuned_config.blocking = out.tuning.blocking;
-  if (obstacle) tuned_config.blocking.steps = 1;  // the fields are placed for the sweeps that will run
-
-  out.rss_before_fields = current_rss_bytes();
-  reset_peak_rss();
   std::optional<WaveSolver<T>> solver;
-  // One step per sweep exchanges an R-deep halo every step; several (temporal blocking) exchange
-  // both time levels blocking.steps x R deep once per sweep.
-  const bool sweeping = config.blocking.steps > 1;
   std::optional<mpi::HaloExchange<T>> halo;
   std::optional<mpi::DeepHaloExchange<T>> deep_halo;
   std::optional<mpi::ProgressThread> progress_thread;
+
+  bool sweeping() const { return config.blocking.steps > 1; }
+};
+
+// Set-up, every part collective: an error on any rank is reported once and ends all of them. The
+// blocks (blocking.size / blocking.steps = "auto") are measured, or read from the cache, before the
+// fields exist, since their first touch follows the blocks.
+template <typename T>
+void set_up(RankRun<T>& run, MPI_Comm comm, RunOutcome& out) {
+  const RunConfig& config = run.config;
+  const int rank = mpi::rank_in(comm);
+  require_thread_level_for(config);
+  run.decomposition = mpi::collectively(comm, [&] { return decompose_grid(config, comm, sizeof(T)); });
+  mpi::collectively(comm, [&] { fail_if_asked(config, rank, 0); });
+  const bool periodic = config.grid.boundary == Boundary::periodic;
+  mpi::collectively(comm, [&] { run.cart.emplace(comm, run.decomposition, std::array<bool, 3>{periodic, periodic, periodic}); });
+
+  run.sweep_obstacle = temporal_blocking_obstacle(config, run.decomposition);
+  TuningBudget budget;
+  budget.run_point_updates =
+      static_cast<double>(intersect(run.cart->owned(), config.grid.updated()).volume()) * config.steps;
+  out.tuning = tune_for_run<T>(config, comm, run.cart->owned(),
+                               run.sweep_obstacle ? 1 : max_steps_per_sweep(config, run.decomposition), budget);
+  run.config.blocking = out.tuning.blocking;
+  if (run.sweep_obstacle) run.config.blocking.steps = 1;  // the fields are placed for the sweeps that will run
+
+  out.rss_before_fields = current_rss_bytes();
+  reset_peak_rss();
   mpi::collectively(comm, [&] {
-    if (sweeping) {
-      deep_halo.emplace(*cart, cart->owned(), config.blocking.steps * config.grid.radius);
-      const FaceFlags& faces = deep_halo->faces_with_neighbours();
-      solver.emplace(config, cart->owned(), axes_of(faces), faces);
+    if (run.sweeping()) {
+      run.deep_halo.emplace(*run.cart, run.cart->owned(), config.blocking.steps * config.grid.radius);
+      const FaceFlags& faces = run.deep_halo->faces_with_neighbours();
+      run.solver.emplace(config, run.cart->owned(), axes_of(faces), faces);
     } else {
-      halo.emplace(*cart, cart->owned(), config.grid.radius);
-      solver.emplace(config, cart->owned(), halo->remote_axes());
+      run.halo.emplace(*run.cart, run.cart->owned(), config.grid.radius);
+      run.solver.emplace(config, run.cart->owned(), run.halo->remote_axes());
     }
-    if (config.parallel.progress == ProgressEngine::thread) progress_thread.emplace(config.parallel.progress_core);
+    if (config.parallel.progress == ProgressEngine::thread) run.progress_thread.emplace(config.parallel.progress_core);
   });
-  StepDriver<T> driver(config.parallel, *solver, halo ? &*halo : nullptr, deep_halo ? &*deep_halo : nullptr,
-                       progress_thread ? &*progress_thread : nullptr);
-  // A restart leaves the solver at the checkpoint's step; the loop runs the steps from there.
-  FieldIoSchedule<T> field_io(config, comm, field_io_context, *solver);
-  const int first_step = solver->steps_done();
-  out.field_bytes = solver->field_bytes();
+}
+
+// What the set-up produced, for the report: memory and pages, the kernel, the sweeps, the halo volume.
+template <typename T>
+void describe_set_up(const RankRun<T>& run, const RunConfig& requested, MPI_Comm comm, RunOutcome& out) {
+  const RunConfig& config = run.config;
+  const WaveSolver<T>& solver = *run.solver;
+  out.field_bytes = solver.field_bytes();
   out.huge_page_bytes = anonymous_huge_page_bytes();
   out.huge_page_mode = transparent_huge_page_mode();
-  out.placement_notices = solver->placement_notices();
-  out.page_histograms = solver->page_histograms();
-  {
-    nlohmann::json mine = nlohmann::json::object();
-    const char* names[] = {"prev", "next", "vel"};
-    for (std::size_t i = 0; i < out.page_histograms.size() && i < 3; ++i) mine[names[i]] = to_json(out.page_histograms[i]);
-    out.pages_per_rank = mpi::gather_strings(comm, mine.dump(), 0);
-  }
+  out.placement_notices = solver.placement_notices();
+  out.page_histograms = solver.page_histograms();
+  nlohmann::json pages = nlohmann::json::object();
+  const char* names[] = {"prev", "next", "vel"};
+  for (std::size_t i = 0; i < out.page_histograms.size() && i < 3; ++i) pages[names[i]] = to_json(out.page_histograms[i]);
+  out.pages_per_rank = mpi::gather_strings(comm, pages.dump(), 0);
   out.updated_points = config.grid.updated_points();
   out.flops_per_point = Kernel<T>::flops_per_point(config.grid.radius);
   out.bytes_per_point = Kernel<T>::bytes_per_point();
-  out.kernel = std::string(to_string(solver->kernel().variant()));
-  const SweepPlan sweeps = plan_sweeps(requested, config, obstacle);
+  out.kernel = std::string(to_string(solver.kernel().variant()));
+  const SweepPlan sweeps = plan_sweeps(requested, config, run.sweep_obstacle);
   out.steps_per_sweep = sweeps.steps;
   out.sweep_notice = sweeps.notice;
-  out.process_grid = decomposition.dims;
+  out.process_grid = run.decomposition.dims;
   // With sweeps: one full sweep's deep exchange, spread over its steps.
+  const int r = config.grid.radius;
   const double my_halo_bytes_per_step =
-      sweeping ? static_cast<double>(deep_halo->bytes_for({sweeps.steps * config.grid.radius,
-                                                           (sweeps.steps - 1) * config.grid.radius})) /
-                     sweeps.steps
-               : static_cast<double>(halo->bytes_per_exchange());
+      run.sweeping() ? static_cast<double>(run.deep_halo->bytes_for({sweeps.steps * r, (sweeps.steps - 1) * r})) /
+                           sweeps.steps
+                     : static_cast<double>(run.halo->bytes_per_exchange());
   out.halo_bytes_per_step = static_cast<std::uint64_t>(mpi::allreduce_sum(comm, my_halo_bytes_per_step));
+}
 
-  if (before_loop)
-    before_loop(LoopSetup{progress_thread ? &*progress_thread : nullptr,
-                          block_count(solver->update_region(), config.blocking)});
-  RunCounters counters(config.counters, comm);
-  driver.count_regions_with(counters.regions());
+// The time loop proper: sweeps of out.steps_per_sweep steps (fewer before a check, a snapshot or a
+// checkpoint), every phase of every step timed, the NaN check and the field files between sweeps.
+// Returns this rank's step times; sets out.failure when non-finite values stop the run.
+template <typename T>
+StepTimes step_loop(RankRun<T>& run, StepDriver<T>& driver, FieldIoSchedule<T>& field_io, RunCounters& counters,
+                    MPI_Comm comm, RunOutcome& out) {
+  const RunConfig& config = run.config;
+  WaveSolver<T>& solver = *run.solver;
+  const int rank = mpi::rank_in(comm);
+  const int first_step = solver.steps_done();
   StepTimes times(config.steps - first_step, kPhaseNames);
   ProgressReporter progress(times.steps(), rank == 0 ? config.progress : ProgressMode::off, stdout,
                             static_cast<double>(out.updated_points));
@@ -244,12 +255,12 @@ RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldI
   counters.start_loop();
   const double start = omp_get_wtime();
   for (int s = 0, steps = 1; s < times.steps(); s += steps) {
-    steps = std::min(sweeps.steps, steps_to_next_stop(config, solver->steps_done()));
+    steps = std::min(out.steps_per_sweep, steps_to_next_stop(config, solver.steps_done()));
     for (int k = 1; k <= steps; ++k) fail_if_asked(config, rank, first_step + s + k);
     counters.begin_step();
     const double t0 = omp_get_wtime();
     // A sweep computes all its steps at once: each gets an equal share of every phase.
-    const StepPhaseTimes phases = sweeping ? driver.sweep(steps) : driver.step();
+    const StepPhaseTimes phases = run.sweeping() ? driver.sweep(steps) : driver.step();
     const double sweep_share = (omp_get_wtime() - t0) / steps;
     for (int k = 0; k < steps; ++k) {
       times.record(s + k, pack, phases.pack / steps);
@@ -261,10 +272,10 @@ RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldI
     }
     if (phases.messages_done_after) times.record(s, hidden, *phases.messages_done_after);
     const int last = s + steps - 1;  // the entry of steps.csv that gets the check and the I/O
-    const int done = solver->steps_done();
+    const int done = solver.steps_done();
     if (done % config.check_every == 0 || done == config.steps) {
       const double c0 = omp_get_wtime();
-      const bool finite = mpi::allreduce_and(comm, all_finite(solver->current(), solver->update_region()));
+      const bool finite = mpi::allreduce_and(comm, all_finite(solver.current(), solver.update_region()));
       times.record(last, check, omp_get_wtime() - c0);
       if (!finite) {
         out.failure = "non-finite values (NaN or Inf) appeared between step " + std::to_string(last_clean_step + 1) +
@@ -283,24 +294,54 @@ RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldI
   const double local_seconds = omp_get_wtime() - start;
   counters.stop_loop();
   progress.finish();
-  out.steps_done = solver->steps_done() - first_step;
-  out.field_io = field_io.finish();
+  out.steps_done = solver.steps_done() - first_step;
   out.loop_seconds = mpi::allreduce_max(comm, local_seconds);
-  out.counters = counters.gather(comm, out.steps_done, out.loop_seconds);
-  out.peak_rss = peak_rss_bytes();
-  if (progress_thread) out.progress_thread_cpu = progress_thread->observed_cpu();
+  return times;
+}
 
+// After the loop: verification (or the failure that stopped it), checksum and norm, every rank's times.
+template <typename T>
+void verify_and_gather(const RankRun<T>& run, const StepTimes& times, MPI_Comm comm, RunOutcome& out) {
+  const WaveSolver<T>& solver = *run.solver;
   if (out.failure) {
     out.verification.status = VerificationStatus::failed;
     out.verification.method = "none";
     out.verification.detail = *out.failure;
   } else {
-    out.verification = verify(config, *solver, comm);
+    out.verification = verify(run.config, solver, comm);
   }
-  const Box& mine = solver->current().owned();
-  out.checksum = mpi::allreduce_sum_u64(comm, field_checksum(solver->current(), mine, config.grid));
-  out.l2_norm = std::sqrt(mpi::allreduce_sum(comm, sum_of_squares(solver->current(), mine)));
+  const Box& mine = solver.current().owned();
+  out.checksum = mpi::allreduce_sum_u64(comm, field_checksum(solver.current(), mine, run.config.grid));
+  out.l2_norm = std::sqrt(mpi::allreduce_sum(comm, sum_of_squares(solver.current(), mine)));
   out.step_times = gather_step_times(times, comm);
+}
+
+}  // namespace
+
+template <typename T>
+RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldIoContext& field_io_context,
+                         const BeforeLoop& before_loop) {
+  RunOutcome out;
+  RankRun<T> run{.config = requested};
+  set_up(run, comm, out);
+  StepDriver<T> driver(run.config.parallel, *run.solver, run.halo ? &*run.halo : nullptr,
+                       run.deep_halo ? &*run.deep_halo : nullptr,
+                       run.progress_thread ? &*run.progress_thread : nullptr);
+  // A restart leaves the solver at the checkpoint's step; the loop runs the steps from there.
+  FieldIoSchedule<T> field_io(run.config, comm, field_io_context, *run.solver);
+  describe_set_up(run, requested, comm, out);
+  if (before_loop)
+    before_loop(LoopSetup{run.progress_thread ? &*run.progress_thread : nullptr,
+                          block_count(run.solver->update_region(), run.config.blocking)});
+
+  RunCounters counters(run.config.counters, comm);
+  driver.count_regions_with(counters.regions());
+  const StepTimes times = step_loop(run, driver, field_io, counters, comm, out);
+  out.field_io = field_io.finish();
+  out.counters = counters.gather(comm, out.steps_done, out.loop_seconds);
+  out.peak_rss = peak_rss_bytes();
+  if (run.progress_thread) out.progress_thread_cpu = run.progress_thread->observed_cpu();
+  verify_and_gather(run, times, comm, out);
   return out;
 }
 
