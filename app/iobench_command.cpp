@@ -221,12 +221,8 @@ Command add_iobench_command(CLI::App& parent) {
   command.cli = cli;
   command.run = [opt](MPI_Comm comm, const std::vector<std::string>& command_line) {
     const auto started = std::chrono::system_clock::now();
-    int size = 1;
-    MPI_Comm_size(comm, &size);
-    return run_on_root(comm, "iobench", [&] {
-      if (size > 1) fmt::print("wave3d iobench: rank 0 measures; the other {} ranks wait idle\n", size - 1);
-      return measure_and_report(*opt, command_provenance(comm, command_line, started));
-    });
+    return measure_on_root(comm, "iobench",
+                           [&] { return measure_and_report(*opt, command_provenance(comm, command_line, started)); });
   };
   return command;
 }

@@ -26,4 +26,13 @@ int run_on_root(MPI_Comm comm, std::string_view command, const std::function<int
   return size > 1 ? mpi::broadcast_int_quietly(comm, code, 0) : code;
 }
 
+int measure_on_root(MPI_Comm comm, std::string_view command, const std::function<int()>& body) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  return run_on_root(comm, command, [&] {
+    if (size > 1) fmt::print("wave3d {}: rank 0 measures; the other {} ranks wait idle\n", command, size - 1);
+    return body();
+  });
+}
+
 }  // namespace wave3d::app

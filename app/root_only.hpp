@@ -12,4 +12,8 @@ namespace wave3d::app {
 // and exit code 2. Every rank returns rank 0's exit code.
 int run_on_root(MPI_Comm comm, std::string_view command, const std::function<int()>& body);
 
+// run_on_root for a measurement of this node: started on several ranks, it first says that rank 0
+// measures while the others wait idle (so they neither compete for the node nor print).
+int measure_on_root(MPI_Comm comm, std::string_view command, const std::function<int()>& body);
+
 }  // namespace wave3d::app
