@@ -246,7 +246,7 @@ int run_advise(const AdviseOptions& o, int ranks, const json& provenance) {
   if (o.no_plot) return 0;
   std::fflush(stdout);
   const ScriptOutcome plot =
-      run_python_script(WAVE3D_PYTHON_EXECUTABLE, WAVE3D_PLOT_ADVISE_SCRIPT, {json_path.string(), png_path.string()});
+      run_python_script(WAVE3D_PYTHON_EXECUTABLE, python_tool("plot_advise.py"), {json_path.string(), png_path.string()});
   if (plot.ok)
     fmt::print("png: {}\n", png_path.string());
   else

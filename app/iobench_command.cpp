@@ -165,7 +165,7 @@ int measure_and_report(const IobenchCommandOptions& opt, const nlohmann::json& p
       fmt::print("png: not written: no Python interpreter with matplotlib was found when wave3d was built\n");
     } else {
       const ScriptOutcome plot =
-          run_python_script(python, WAVE3D_PLOT_IOBENCH_SCRIPT, {json_path.string(), opt.png});
+          run_python_script(python, python_tool("plot_iobench.py"), {json_path.string(), opt.png});
       if (plot.ok)
         fmt::print("png: {}\n", opt.png);
       else

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <sstream>
@@ -26,6 +27,15 @@ std::string last_line(const std::string& text) {
 }
 
 }  // namespace
+
+std::filesystem::path python_tool(std::string_view name) {
+  if (const char* dir = std::getenv("WAVE3D_PYTHON_TOOLS"); dir != nullptr && *dir != '\0')
+    return std::filesystem::path(dir) / name;
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return std::filesystem::path("share/wave3d/python/tools") / name;  // reported missing by the caller
+  return (exe.parent_path() / ".." / "share" / "wave3d" / "python" / "tools" / name).lexically_normal();
+}
 
 ScriptOutcome run_python_script(const std::string& interpreter, const std::string& script,
                                 const std::vector<std::string>& args) {

@@ -5,10 +5,9 @@ target_sources(wave3d PRIVATE
 # noise: its --duration and --cpus take the same syntax as wave3d-noise, through the same parser.
 target_sources(wave3d PRIVATE noise_command.cpp noise_ranks.cpp noise_output.cpp)
 target_link_libraries(wave3d PRIVATE wave3d_noise_parse)
-# advise draws its PNG with the project's plotting tool, run by the interpreter CMake found.
+# advise draws its PNG with the project's plotting tool (python_tool), run by the interpreter CMake found.
 set_property(SOURCE advise_command.cpp APPEND PROPERTY COMPILE_DEFINITIONS
-  WAVE3D_PYTHON_EXECUTABLE="${Python3_EXECUTABLE}"
-  WAVE3D_PLOT_ADVISE_SCRIPT="${PROJECT_SOURCE_DIR}/python/tools/plot_advise.py")
+  WAVE3D_PYTHON_EXECUTABLE="${Python3_EXECUTABLE}")
 # iobench draws its PNG with the project's plotting tool, run by the interpreter CMake found (none: it
 # says the PNG cannot be written).
 if(WAVE3D_PYTHON_ANALYSIS)
@@ -17,5 +16,4 @@ else()
   set(wave3d_iobench_python "")
 endif()
 set_property(SOURCE iobench_command.cpp APPEND PROPERTY COMPILE_DEFINITIONS
-  WAVE3D_PYTHON_EXECUTABLE="${wave3d_iobench_python}"
-  WAVE3D_PLOT_IOBENCH_SCRIPT="${PROJECT_SOURCE_DIR}/python/tools/plot_iobench.py")
+  WAVE3D_PYTHON_EXECUTABLE="${wave3d_iobench_python}")
