@@ -1,10 +1,9 @@
 #include "app/advise_command.hpp"
-#include "app/command_provenance.hpp"
 
-#include <chrono>
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -20,10 +19,12 @@
 #include "advise/advise_json.hpp"
 #include "advise/advise_report.hpp"
 #include "app/advise_measure.hpp"
+#include "app/command_provenance.hpp"
 #include "app/placement_cli.hpp"
 #include "app/python_script.hpp"
 #include "app/root_only.hpp"
 #include "app/thread_list.hpp"
+#include "output/json_document.hpp"
 #include "probe/stream.hpp"
 #include "runtime/byte_size.hpp"
 #include "runtime/cpu_list.hpp"
@@ -32,7 +33,6 @@
 #include "topology/launcher_lines.hpp"
 #include "topology/placement_plan.hpp"
 #include "topology/plan_report.hpp"
-#include "output/json_document.hpp"
 
 namespace wave3d::app {
 namespace {

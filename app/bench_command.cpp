@@ -1,22 +1,22 @@
 #include "app/bench_command.hpp"
-#include "app/command_provenance.hpp"
 
-#include <chrono>
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <chrono>
 #include <cmath>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "app/bench_measure.hpp"
+#include "app/command_provenance.hpp"
 #include "app/thread_list.hpp"
 #include "config/enum_names.hpp"
 #include "field/huge_pages.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/environment.hpp"
 #include "mpi/quiet_wait.hpp"
+#include "output/json_document.hpp"
 #include "probe/stream.hpp"
 #include "runtime/byte_size.hpp"
 #include "runtime/machine_info.hpp"
@@ -24,7 +24,6 @@
 #include "solver/wave_solver.hpp"
 #include "stencil/coefficients.hpp"
 #include "stencil/kernel.hpp"
-#include "output/json_document.hpp"
 
 namespace wave3d::app {
 namespace {

@@ -1,14 +1,12 @@
 #include "app/iobench_command.hpp"
-#include "app/command_provenance.hpp"
 
-#include <chrono>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -17,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "app/command_provenance.hpp"
 #include "app/python_script.hpp"
 #include "app/root_only.hpp"
 #include "app/thread_list.hpp"
@@ -24,7 +23,6 @@
 #include "iobench/io_study_json.hpp"
 #include "iobench/io_study_report.hpp"
 #include "output/json_document.hpp"
-#include "output/build_info.hpp"
 #include "runtime/byte_size.hpp"
 #include "runtime/machine_info.hpp"
 

@@ -1,5 +1,4 @@
 #include "app/noise_command.hpp"
-#include "app/command_provenance.hpp"
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -7,7 +6,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -15,12 +13,15 @@
 #include <system_error>
 #include <vector>
 
-#include "engine/binding_audit.hpp"
+#include "app/command_provenance.hpp"
 #include "app/noise_output.hpp"
 #include "app/noise_ranks.hpp"
+#include "engine/binding_audit.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/quiet_wait.hpp"
 #include "noise_parse.hpp"
+#include "output/json_document.hpp"
+#include "output/runtime_json.hpp"
 #include "probe/noise_cpus.hpp"
 #include "probe/noise_probe.hpp"
 #include "probe/noise_report.hpp"
@@ -31,8 +32,6 @@
 #include "runtime/hwloc_topology.hpp"
 #include "runtime/machine_info.hpp"
 #include "runtime/thread_binding.hpp"
-#include "output/json_document.hpp"
-#include "output/runtime_json.hpp"
 
 namespace wave3d::app {
 

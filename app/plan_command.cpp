@@ -1,12 +1,15 @@
 #include "app/plan_command.hpp"
 
+#include "app/command_provenance.hpp"
 #include "app/placement_cli.hpp"
 #include "app/root_only.hpp"
+#include "output/json_document.hpp"
 
 #include <fmt/format.h>
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -84,13 +87,14 @@ void print_launcher_argv(const PlanCommandOptions& opt) {
 
 // The human lines name the program and its placement settings; the launcher argv lists stop before the
 // program, as --print-argv does, and program_argv holds the settings for a script to put after "run".
-void print_plan_json(const PlanCommandOptions& opt) {
+void print_plan_json(const PlanCommandOptions& opt, nlohmann::json provenance) {
   const auto [topo, plan] = plan_node(opt);
   const LauncherLines lines = make_launcher_lines(plan, LauncherOptions{.nodes = opt.nodes, .program = "wave3d run"});
   const LauncherLines bare = make_launcher_lines(plan, LauncherOptions{.nodes = opt.nodes, .program = ""});
   nlohmann::json doc = plan_to_json(topo, plan, lines);
   doc["launchers"]["srun_argv"] = launcher_words(bare.srun);
   doc["launchers"]["mpirun_argv"] = launcher_words(bare.mpirun);
+  doc.update(json_header(kPlanFormat, "plan", std::move(provenance)));
   fmt::print("{}\n", doc.dump(2));
 }
 
@@ -146,11 +150,12 @@ Command add_plan_command(CLI::App& parent) {
 
   Command command;
   command.cli = cli;
-  command.run = [opt](MPI_Comm comm, const std::vector<std::string>&) {
+  command.run = [opt](MPI_Comm comm, const std::vector<std::string>& command_line) {
+    const auto started = std::chrono::system_clock::now();
     // A PlacementError already says why and what would fit; load errors name their input.
     return run_on_root(comm, "plan", [&] {
       if (opt->json)
-        print_plan_json(*opt);
+        print_plan_json(*opt, command_provenance(comm, command_line, started));
       else if (opt->print_argv.empty())
         print_plan(*opt);
       else

@@ -1,5 +1,4 @@
 #include "app/stream_command.hpp"
-#include "app/command_provenance.hpp"
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -10,7 +9,6 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -20,13 +18,14 @@
 #include <thread>
 #include <vector>
 
+#include "app/command_provenance.hpp"
 #include "app/root_only.hpp"
 #include "app/thread_list.hpp"
+#include "output/json_document.hpp"
 #include "probe/stream.hpp"
 #include "probe/stream_json.hpp"
 #include "runtime/byte_size.hpp"
 #include "runtime/machine_info.hpp"
-#include "output/json_document.hpp"
 
 namespace wave3d::app {
 

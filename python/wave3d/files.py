@@ -3,9 +3,18 @@ carries (src/output/json_document.hpp) and the key paths read from run.json, wri
 (tests/python/test_files_contract.py) checks every name and path below against the files of a real
 run, so the C++ writer and the Python readers cannot drift apart unnoticed."""
 
+import datetime
+import json
+import os
+import platform
+import socket
+import sys
+from pathlib import Path
+
 RUN_JSON = "run.json"
 STEPS_CSV = "steps.csv"
 STUDY_JSON = "study.json"  # written by the study runner (wave3d.study), one per study directory
+REPORT_JSON = "report.json"  # written by the study report beside report.md
 
 # The header of every JSON document wave3d writes.
 FORMAT = "format"
@@ -13,6 +22,9 @@ FORMAT_VERSION = "format_version"
 COMMAND = "command"
 PROVENANCE = "provenance"
 RUN_FORMAT = ("wave3d-run", 1)  # run.json: (format, format_version)
+# The documents this package writes carry the same header.
+STUDY_FORMAT = ("wave3d-study", 1)  # study.json, by the study runner
+REPORT_FORMAT = ("wave3d-study-report", 1)  # report.json, by the study report
 
 # Key paths in run.json, dotted.
 MPOINTS_PER_SECOND = "metrics.mpoints_per_second"
@@ -61,6 +73,32 @@ RUN_KEY_PATHS = (MPOINTS_PER_SECOND, SECONDS, VERIFICATION_STATUS, PLACEMENT_AUD
 MISSING = object()
 
 
+def header(document_format, command):
+    """The header of a JSON document this package writes: format, format_version, command and who wrote it."""
+    name, version = document_format
+    return {FORMAT: name, FORMAT_VERSION: version, COMMAND: command,
+            PROVENANCE: {"python": platform.python_version(), "hostname": socket.gethostname(),
+                         "written_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                         "command_line": list(sys.argv)}}
+
+
+def write_json_atomically(path, document):
+    """document to path through a temporary beside it, synced and renamed: a reader sees the old file or the
+    new one, never half of one."""
+    path = Path(path)
+    tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}")
+    try:
+        with open(tmp, "w") as f:
+            json.dump(document, f, indent=2)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def lookup(doc, dotted, default=None):
     """doc's value at a dotted key path, or default where any part is missing or not an object."""
     node = doc
@@ -73,10 +111,13 @@ def lookup(doc, dotted, default=None):
 
 def format_problem(doc, expected=RUN_FORMAT):
     """None when doc's header names the expected format at a version this package reads; else why not.
-    A document without a header (written before there was one) is read as it is."""
+    A run.json without a header (written before there was one) is read as it is, and so is a header
+    in the earlier one-word form "name/version"."""
     if not isinstance(doc, dict) or FORMAT not in doc:
         return None
     name, version = expected
+    if doc.get(FORMAT) == f"{name}/{version}" and FORMAT_VERSION not in doc:
+        return None
     if doc.get(FORMAT) != name:
         return f"format '{doc.get(FORMAT)}', not '{name}'"
     if doc.get(FORMAT_VERSION) != version:

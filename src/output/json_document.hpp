@@ -1,5 +1,6 @@
 #pragma once
-// Every JSON file wave3d writes is one document with the same header, written the same way:
+// Every JSON document wave3d writes (to a file, or `plan --json` to stdout) has the same header, and
+// every file is written the same way:
 //   format          what the file holds, e.g. "wave3d-run"; readers check it before trusting any key
 //   format_version  raised whenever a key a reader may rely on changes meaning or place
 //   command         the subcommand that wrote it ("run", "bench", ...)
@@ -24,6 +25,7 @@ inline constexpr JsonFormat kNoiseFormat{"wave3d-noise", 1};
 inline constexpr JsonFormat kIobenchFormat{"wave3d-iobench", 1};
 inline constexpr JsonFormat kAdviseFormat{"wave3d-advise", 1};
 inline constexpr JsonFormat kTuningCacheFormat{"wave3d-blocking-cache", 2};
+inline constexpr JsonFormat kPlanFormat{"wave3d-plan", 1};  // wave3d plan --json, on stdout
 
 // The header keys above as one object.
 nlohmann::json json_header(JsonFormat format, std::string_view command, nlohmann::json provenance);

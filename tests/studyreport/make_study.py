@@ -66,7 +66,7 @@ class StudyWriter:
         self.args = args
         self.directory = directory
         os.makedirs(directory, exist_ok=True)
-        self.doc = {"format": "wave3d-study/1",
+        self.doc = {"format": "wave3d-study", "format_version": 1, "command": "wave3d-study run",
                     "study": {"name": name, "description": description,
                               "file": os.path.join(directory, "study.toml")},
                     "job": {"scheduler": "local", "job_id": job_id, "nodes": 1, "host": socket.gethostname(),

@@ -84,7 +84,7 @@ class SyntheticStudy:
 
     def __init__(self, directory, name, axes, repetitions, machine=None):
         self.directory = directory
-        self.doc = {"format": "wave3d-study/1",
+        self.doc = {"format": "wave3d-study", "format_version": 1, "command": "wave3d-study run",
                     "study": {"name": name, "description": f"synthetic {name} study",
                               "file": os.path.join(directory, "study.toml")},
                     "job": {"scheduler": "slurm", "job_id": "4242", "nodes": 1, "host": "node01",

@@ -449,9 +449,17 @@ class BadInput(unittest.TestCase):
 
     def test_another_format(self):
         study = self.small_study()
-        study.doc["format"] = "wave3d-study/2"
+        study.doc["format_version"] = 2
         study.write()
-        self.assert_one_line_error(report(self.dir), "study.json", "'wave3d-study/2'", "wave3d-study/1")
+        self.assert_one_line_error(report(self.dir), "study.json", "'wave3d-study version 2'", "'wave3d-study' version 1")
+
+    def test_earlier_one_word_format_is_read(self):
+        study = self.small_study()
+        study.doc["format"] = "wave3d-study/1"  # as study.json files written before the common header say
+        del study.doc["format_version"], study.doc["command"]
+        study.write()
+        done = report(self.dir)
+        self.assertEqual(done.returncode, 0, done.stderr)
 
     def test_study_json_not_json(self):
         with open(os.path.join(self.dir, "study.json"), "w") as f:

@@ -21,7 +21,6 @@ from .errors import InputError
 from .loaders import load_run
 from .study_placement import read_audit
 
-STUDY_FORMAT = "wave3d-study/1"
 STUDY_FILE = files.STUDY_JSON
 # The runner's states of a run, and why each is left out of the statistics. Only "done" can count. A status
 # not listed here is kept and left out as well, with its name, so a report of a newer runner still works.
@@ -256,9 +255,11 @@ def load_study(directory):
     doc = _read_json(path, "the study description")
     if not isinstance(doc, dict):
         raise InputError(path, "not a JSON object")
-    found = doc.get("format")
-    if found != STUDY_FORMAT:
-        raise InputError(path, f"format {found!r} is not '{STUDY_FORMAT}', the format this report reads")
+    if files.FORMAT not in doc or files.format_problem(doc, files.STUDY_FORMAT):
+        name, version = files.STUDY_FORMAT
+        found = doc.get(files.FORMAT)
+        found += "" if files.FORMAT_VERSION not in doc else f" version {doc[files.FORMAT_VERSION]}"
+        raise InputError(path, f"format {found!r} is not '{name}' version {version}, the format this report reads")
     study_doc = doc.get("study") if isinstance(doc.get("study"), dict) else {}
     config_docs = _require(path, doc, "configurations", list, "a list")
     run_docs = _require(path, doc, "runs", list, "a list")

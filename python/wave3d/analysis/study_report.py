@@ -4,9 +4,9 @@ Everything is computed before the first file is written, so bad input writes not
 written under a temporary name and renamed into place, report.md last: a report that fails half-way
 leaves the previous report.md as it was."""
 
-import json
 import os
 
+from .. import files
 from .errors import InputError
 from .study_findings import DEFAULT_SATURATION_TOLERANCE, paired_findings, saturation, strip_private
 from .study_jitter import configuration_extrapolations, reserved_comparisons
@@ -15,7 +15,6 @@ from .study_markdown import format_markdown
 from .study_placement import run_counts as placement_counts, wrong_runs
 from .study_stats import axis_short_names, best_configuration, configuration_rows, short_labels
 
-REPORT_FORMAT = "wave3d-study-report/1"
 NUMBERED_PLOTS = ("step_heatmap", "step_histograms")
 
 
@@ -40,7 +39,7 @@ def build_report(study, tolerance=DEFAULT_SATURATION_TOLERANCE):
     entries, scenarios = configuration_extrapolations(study, labels)
     count = len(study.configurations)
     return {
-        "format": REPORT_FORMAT,
+        **files.header(files.REPORT_FORMAT, "wave3d-study report"),
         "study_directory": study.directory,
         "study": {"name": study.name, "description": study.description, "file": study.file},
         "job": study.job, "machine": study.machine, "repetitions": study.repetitions,
@@ -113,7 +112,10 @@ def write_report(study, report, output_dir):
     except OSError as e:
         raise InputError(written[-1] if written else output_dir, f"cannot write ({e.strerror})") from None
     public = {k: v for k, v in report.items() if not k.startswith("_")}
-    _write_text(at("report.json"), json.dumps(public, indent=1) + "\n")
+    try:
+        files.write_json_atomically(at(files.REPORT_JSON), public)
+    except OSError as e:
+        raise InputError(written[-1], f"cannot write ({e.strerror})") from None
     _write_text(at("report.md"), format_markdown(public))
     _remove_stale_pages(output_dir, plots)
     return written

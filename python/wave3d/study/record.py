@@ -6,10 +6,8 @@ verification and placement: `placement_verdict` ("ok", "wrong", "not audited" fo
 wave3d without the placement audit, "unreadable" for an audit without either verdict) and
 `placement_problems` (the kinds of problem the audit found)."""
 import datetime
-import json
-import os
 
-FORMAT = "wave3d-study/1"
+from .. import files
 
 # What a configuration records; the rest of the runner's working data stays out of the file.
 CONFIGURATION_FIELDS = ("id", "label", "parameters", "dir", "ranks_per_node", "ranks", "threads_per_rank",
@@ -23,7 +21,7 @@ def utc_now():
 
 def study_document(study, job, machine, axes, configurations, excluded, runs):
     return {
-        "format": FORMAT,
+        **files.header(files.STUDY_FORMAT, "wave3d-study run"),
         "study": {"name": study.settings["study.name"], "description": study.settings["study.description"],
                   "file": str(study.path)},
         "job": job,
@@ -35,13 +33,3 @@ def study_document(study, job, machine, axes, configurations, excluded, runs):
         "excluded": excluded,
         "runs": runs,
     }
-
-
-def write_json_atomically(path, document):
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w") as f:
-        json.dump(document, f, indent=2)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)

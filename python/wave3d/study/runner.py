@@ -12,7 +12,7 @@ from .. import files
 from .allocation import check_fits, cpus_per_node
 from .configuration import resolve
 from .execute import Interrupted, execute_run
-from .record import study_document, utc_now, write_json_atomically
+from .record import study_document, utc_now
 from .settings import StudyError, load_study, safe_job_id
 from .sweep import configurations, read_axes
 from .wave3d_tools import Wave3d
@@ -150,7 +150,7 @@ def run_study(options):
     by_id = {c["id"]: c for c in configs}
 
     def save():
-        write_json_atomically(study_dir / files.STUDY_JSON,
+        files.write_json_atomically(study_dir / files.STUDY_JSON,
                               study_document(study, job, machine, axes, configs, excluded, runs))
 
     save()
