@@ -21,6 +21,37 @@
 #include "mpi/environment.hpp"
 #include "output/build_info.hpp"
 
+namespace {
+
+// "wave3d <command>: error: <what CLI11 found>; see wave3d <command> --help" for the deepest command
+// that was named on the command line.
+std::string command_line_error(const CLI::App& cli, const CLI::ParseError& e, int argc, char** argv) {
+  if (cli.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
+    std::string commands;
+    for (const CLI::App* sub : cli.get_subcommands([](const CLI::App*) { return true; }))
+      commands += (commands.empty() ? "" : ", ") + sub->get_name();
+    return "wave3d: error: '" + std::string(argv[1]) + "' is not a command; allowed: " + commands + "; see wave3d --help\n";
+  }
+  std::string name = "wave3d";
+  const CLI::App* app = &cli;
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (const CLI::App* sub : app->get_subcommands()) {
+      name += " " + sub->get_name();
+      app = sub;
+      deeper = true;
+      break;
+    }
+  }
+  std::string what = e.what();
+  while (!what.empty() && (what.back() == '\n' || what.back() == ' ')) what.pop_back();
+  for (char& c : what)
+    if (c == '\n') c = ' ';
+  return name + ": error: " + what + "; see " + name + " --help\n";
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace wave3d;
   // MPI_THREAD_MULTIPLE is asked for so a progress thread can drive communication; a run that does
@@ -40,8 +71,11 @@ int main(int argc, char** argv) {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // Every rank parsed the same arguments and reached the same verdict; only rank 0 speaks.
-    if (rank == 0) return cli.exit(e);
-    return e.get_exit_code();
+    // --help and --version end parsing the same way, successfully: CLI11 prints them.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return rank == 0 ? cli.exit(e) : 0;
+    // A bad command line is bad input like any other: one line, exit code 2.
+    if (rank == 0) std::fputs(command_line_error(cli, e, argc, argv).c_str(), stderr);
+    return 2;
   }
 
   for (const app::Command& command : commands) {

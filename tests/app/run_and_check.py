@@ -47,6 +47,7 @@ def main():
     exit_group.add_argument("--exit-nonzero", action="store_true")
     ap.add_argument("--max-seconds", type=float)
     ap.add_argument("--stderr-once", action="append", default=[])
+    ap.add_argument("--stderr-lines", type=int, help="exactly this many non-empty lines on stderr")
     ap.add_argument("--stdout", action="append", default=[])
     ap.add_argument("--run-json", action="append", default=[])
     ap.add_argument("--steps-csv", action="store_true")
@@ -92,6 +93,10 @@ def main():
         hits = [line for line in err.splitlines() if re.search(rx, line)]
         if len(hits) != 1:
             failures.append(f"stderr lines matching {rx!r}: {len(hits)}, expected exactly 1")
+    if a.stderr_lines is not None:
+        lines = [line for line in err.splitlines() if line.strip()]
+        if len(lines) != a.stderr_lines:
+            failures.append(f"{len(lines)} lines on stderr, expected {a.stderr_lines}: {lines[:5]}")
     for rx in a.stdout:
         if not re.search(rx, out, re.MULTILINE):
             failures.append(f"stdout does not match {rx!r}")
