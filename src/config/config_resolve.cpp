@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,7 @@
 #include "config/config_value.hpp"
 #include "config/enum_names.hpp"
 #include "counters/event_list.hpp"
+#include "output/progress.hpp"
 #include "stencil/coefficients.hpp"
 #include "topology/placement_request.hpp"
 
@@ -195,6 +198,12 @@ RunConfig resolve_run_config(const Settings& settings) {
   if (!computes_during_exchange(config.parallel.halo) && complete.find("parallel.progress")->second.origin == kDefaultOrigin)
     config.parallel.progress = ProgressEngine::none;
   for (const CrossKeyRule& rule : kRules) rule.check(config, complete);
+  // The environment's say over run.progress = "auto", checked with the file so a bad word is bad input.
+  try {
+    (void)ProgressReporter::automatic_style(false, false, std::getenv("WAVE3D_PROGRESS"));
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(e.what());
+  }
   return config;
 }
 

@@ -238,7 +238,7 @@ constexpr KeySpec kSchema[] = {
      .kind = ValueKind::string,
      .default_toml = R"("auto")",
      .words = words_of<ProgressMode>(),
-     .doc = R"(Progress display; "auto" = a live line on a terminal, plain lines otherwise, none for short runs.)",
+     .doc = R"(Progress display; "auto" = a live line on a terminal of your own, plain lines in a log or under mpirun/srun (whose terminals are their own), none for short runs; WAVE3D_PROGRESS=live|plain|off decides "auto".)",
      .apply = [](RunConfig& c, const ConfigValue& v) { c.progress = as_enum<ProgressMode>(v); },
      .read = [](const RunConfig& c) { return word(c.progress); }},
     // [parallel]

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -20,10 +23,31 @@ ProgressReporter::Style resolve_style(ProgressMode mode, std::FILE* out) {
   }
   if (out == nullptr) return ProgressReporter::Style::off;
   const int fd = ::fileno(out);
-  return (fd >= 0 && ::isatty(fd)) ? ProgressReporter::Style::live : ProgressReporter::Style::plain;
+  return ProgressReporter::automatic_style(fd >= 0 && ::isatty(fd), ProgressReporter::under_launcher(),
+                                           std::getenv("WAVE3D_PROGRESS"));
 }
 
 }  // namespace
+
+ProgressReporter::Style ProgressReporter::automatic_style(bool out_is_terminal, bool under_launcher,
+                                                          const char* wave3d_progress) {
+  if (wave3d_progress != nullptr && *wave3d_progress != '\0') {
+    const std::string_view word = wave3d_progress;
+    if (word == "live") return Style::live;
+    if (word == "plain") return Style::plain;
+    if (word == "off") return Style::off;
+    if (word != "auto")
+      throw std::invalid_argument(fmt::format("WAVE3D_PROGRESS = \"{}\" is not allowed; allowed: \"auto\", \"live\", "
+                                              "\"plain\", \"off\"", word));
+  }
+  return out_is_terminal && !under_launcher ? Style::live : Style::plain;
+}
+
+bool ProgressReporter::under_launcher() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "SLURM_STEP_ID"})
+    if (std::getenv(name) != nullptr) return true;
+  return false;
+}
 
 std::string format_duration(double seconds) {
   if (!(seconds >= 0)) seconds = 0;

@@ -16,7 +16,7 @@ class ProgressReporter {
   enum class Style { off, live, plain };
 
   // `out` must stay open while the reporter is used. points_per_step > 0 adds a rate in MPoints/s.
-  // ProgressMode::automatic resolves to live when `out` is a terminal, plain otherwise.
+  // ProgressMode::automatic resolves with automatic_style(): live only on a terminal of the user's.
   ProgressReporter(std::int64_t total_steps, ProgressMode mode, std::FILE* out, double points_per_step = 0.0);
 
   // After `steps_done` steps and `elapsed_seconds` since the loop started. Cheap when nothing is due.
@@ -25,6 +25,15 @@ class ProgressReporter {
   void finish();
 
   Style style() const { return style_; }
+
+  // What run.progress = "auto" shows: WAVE3D_PROGRESS (live, plain or off) when set, else live on a
+  // terminal that is not a launcher's, plain otherwise. mpirun and srun hand every rank a
+  // pseudo-terminal of their own even when their output goes to a file, so a terminal under a
+  // launcher is no sign of a person watching: a batch log must not fill with rewritten lines.
+  // Throws std::invalid_argument for another WAVE3D_PROGRESS value.
+  static Style automatic_style(bool out_is_terminal, bool under_launcher, const char* wave3d_progress);
+  // Whether an MPI launcher started this process (Open MPI's mpirun, srun, a PMI or PMIx launcher).
+  static bool under_launcher();
 
   // The progress text for a state: "step 120/500 (24%)  1.9 s elapsed  ~6.0 s left  812 MPoints/s".
   std::string describe(std::int64_t steps_done, double elapsed_seconds) const;

@@ -49,6 +49,7 @@ def main():
     ap.add_argument("--stderr-once", action="append", default=[])
     ap.add_argument("--stderr-lines", type=int, help="exactly this many non-empty lines on stderr")
     ap.add_argument("--stdout", action="append", default=[])
+    ap.add_argument("--stdout-not", action="append", default=[], help="a regular expression stdout must not match")
     ap.add_argument("--run-json", action="append", default=[])
     ap.add_argument("--steps-csv", action="store_true")
     ap.add_argument("--rss-growth-max", type=float,
@@ -100,6 +101,9 @@ def main():
     for rx in a.stdout:
         if not re.search(rx, out, re.MULTILINE):
             failures.append(f"stdout does not match {rx!r}")
+    for rx in a.stdout_not:
+        if re.search(rx, out, re.MULTILINE):
+            failures.append(f"stdout matches {rx!r}")
 
     run_jsons = sorted(results.rglob("run.json")) if results and results.exists() else []
     if a.no_results and run_jsons:

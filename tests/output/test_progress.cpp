@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 #include "output/progress.hpp"
@@ -114,6 +115,29 @@ TEST(Progress, LiveBlanksLeftoversOfALongerLine) {
   const auto second = text.rfind('\r');
   const auto first_len = second;  // first line occupies [1, second)
   EXPECT_EQ(text.size() - second, first_len) << "second line padded to the first's width";
+}
+
+TEST(Progress, AutomaticIsLiveOnlyOnATerminalThatIsNotALaunchers) {
+  using Style = ProgressReporter::Style;
+  EXPECT_EQ(ProgressReporter::automatic_style(true, false, nullptr), Style::live);
+  EXPECT_EQ(ProgressReporter::automatic_style(false, false, nullptr), Style::plain);
+  // mpirun and srun give ranks a pseudo-terminal even when the job's output goes to a file.
+  EXPECT_EQ(ProgressReporter::automatic_style(true, true, nullptr), Style::plain);
+  EXPECT_EQ(ProgressReporter::automatic_style(true, true, ""), Style::plain);
+  EXPECT_EQ(ProgressReporter::automatic_style(true, false, "auto"), Style::live);
+}
+
+TEST(Progress, TheEnvironmentDecidesAutomatic) {
+  using Style = ProgressReporter::Style;
+  EXPECT_EQ(ProgressReporter::automatic_style(false, true, "live"), Style::live);
+  EXPECT_EQ(ProgressReporter::automatic_style(true, false, "plain"), Style::plain);
+  EXPECT_EQ(ProgressReporter::automatic_style(true, false, "off"), Style::off);
+  try {
+    ProgressReporter::automatic_style(true, false, "sometimes");
+    FAIL() << "no error for a bad WAVE3D_PROGRESS";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("WAVE3D_PROGRESS = \"sometimes\""), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
