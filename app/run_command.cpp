@@ -6,19 +6,25 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <string>
+#include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "config/config_help.hpp"
+#include "config/config_json.hpp"
 #include "engine/binding_audit.hpp"
-#include "engine/placement_setup.hpp"
 #include "engine/config_broadcast.hpp"
+#include "engine/placement_setup.hpp"
 #include "engine/run_report.hpp"
 #include "engine/time_loop.hpp"
-#include "config/config_help.hpp"
 #include "field/memory_placement.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/environment.hpp"
-#include "output/provenance.hpp"
 #include "output/json_document.hpp"
+#include "output/provenance.hpp"
 #include "output/result_files.hpp"
+#include "runtime/hostname.hpp"
 #include "runtime/machine_info.hpp"
 
 namespace wave3d::app {
@@ -37,6 +43,22 @@ struct RunOptions {
 
 int exit_code_for(const RunOutcome& outcome) {
   return outcome.verification.status == VerificationStatus::failed ? 1 : 0;
+}
+
+// run.json of a run that one rank ended: the header, status "failed", which rank on which host and why,
+// and the configuration. Written by the failing rank itself just before the job is aborted (on a file
+// system the other nodes share, where the run directory is); best effort, it never hides the failure.
+void record_failed_run(const std::filesystem::path& run_dir, const RunConfig& config, const std::string& what, int rank,
+                       const MpiFacts& facts, const std::vector<std::string>& command_line,
+                       std::chrono::system_clock::time_point started) noexcept {
+  try {
+    nlohmann::json document = {{"status", "failed"},
+                               {"failure", {{"rank", rank}, {"host", short_hostname()}, {"message", what}}},
+                               {"config", config_to_json(config)}};
+    write_json_document(run_dir / kRunJsonName, kRunFormat, "run", collect_provenance(facts, command_line, started),
+                        std::move(document));
+  } catch (...) {
+  }
 }
 
 int execute_run(const RunOptions& options, MPI_Comm comm) {
@@ -67,6 +89,7 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
   mpi::collectively(comm, [&] {
     if (rank == 0) run_dir = create_run_directory(config.output.directory, config.output.name, started);
   });
+  run_dir = mpi::broadcast_string(comm, run_dir.string(), 0);  // a rank that fails alone records it there
 
   // 3. The time loop, in the precision asked for. Once everything is set up, and before the first
   //    step, the binding audit sees where every thread of every rank runs, and rank 0 prints the
@@ -95,6 +118,11 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
     // A run refused before or during its loop leaves no empty directory that would read as a run.
     if (rank == 0) remove_if_empty(run_dir);
     throw;
+  } catch (const std::exception& e) {
+    // This rank failed alone and main ends the job; first its run.json says so, and where.
+    record_failed_run(run_dir, config, e.what(), rank, MpiFacts{context.mpi_library, context.mpi_thread_level, size},
+                      options.command_line, started);
+    throw;
   }
 
   // 5. Results: summary on stdout, run.json and steps.csv written atomically by rank 0.
@@ -104,6 +132,7 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
     std::printf("placement:   %s\n", job_placement.verdict_text().c_str());
     const MpiFacts facts{context.mpi_library, context.mpi_thread_level, size};
     auto document = run_document(config, context, job_placement.map, outcome);
+    document["status"] = "completed";
     document["placement"] = placement.summary;
     document["placement_audit"] = job_placement.verdict_json();
     if (config.output.steps_csv) write_steps_csv(run_dir / kStepsCsvName, outcome.step_times);

@@ -27,6 +27,8 @@ STUDY_FORMAT = ("wave3d-study", 1)  # study.json, by the study runner
 REPORT_FORMAT = ("wave3d-study-report", 1)  # report.json, by the study report
 
 # Key paths in run.json, dotted.
+STATUS = "status"  # "completed", or "failed" when one rank ended the job (then FAILURE says where and why)
+FAILURE = "failure"
 MPOINTS_PER_SECOND = "metrics.mpoints_per_second"
 SECONDS = "metrics.seconds"
 VERIFICATION_STATUS = "verification.status"
@@ -65,7 +67,7 @@ RUN_VALUES = {
 }
 
 # Every key path above, for the contract test.
-RUN_KEY_PATHS = (MPOINTS_PER_SECOND, SECONDS, VERIFICATION_STATUS, PLACEMENT_AUDIT, PLACEMENT, PARALLEL_RANKS,
+RUN_KEY_PATHS = (STATUS, MPOINTS_PER_SECOND, SECONDS, VERIFICATION_STATUS, PLACEMENT_AUDIT, PLACEMENT, PARALLEL_RANKS,
                  THREADS_PER_RANK, WORLD_SIZE, BATCH_JOB, HOSTNAME, BINDING, GRID_N, CONFIG_LAYOUT, CONFIG_RESERVE,
                  HALO_MODE, HALO_EXPOSED_FRACTION, JITTER, NOISE_AMPLIFICATION, PER_STEP_MAX, PER_STEP_MEDIAN,
                  STEP_P50, STEP_P99, STEP_MAX)

@@ -40,6 +40,8 @@ def main():
         for key in (files.FORMAT_VERSION, files.COMMAND, files.PROVENANCE):
             if key not in doc:
                 problems.append(f"run.json has no '{key}' header key")
+        if files.lookup(doc, files.STATUS) != "completed":
+            problems.append(f"run.json {files.STATUS} = {files.lookup(doc, files.STATUS)!r}, not 'completed'")
         for path in files.RUN_KEY_PATHS:
             if files.lookup(doc, path, files.MISSING) is files.MISSING:
                 problems.append(f"run.json has no {path}")
