@@ -22,6 +22,8 @@ packages=(
   # The NUMA guest (scripts/numa-guest/): QEMU, Debian's kernel to boot, busybox for virtme-ng's
   # initramfs, and venv for virtme-ng itself (below).
   qemu-system-x86 linux-image-amd64 busybox-static python3-venv
+  # The installation test loads the environment module that cmake --install writes (Lmod).
+  lmod
 )
 
 # virtme-ng boots the guest over this machine's root file system; it is not packaged in Debian 12.

@@ -9,11 +9,17 @@ from .record import utc_now
 from .runner import run_study
 from .settings import StudyError
 
-ROOT = Path(__file__).resolve().parents[3]  # python/wave3d/study -> the repository
+ROOT = Path(__file__).resolve().parents[3]  # python/wave3d/study -> the repository, or <prefix>/share/wave3d
 
 
 def default_binary(variable, relative):
-    return os.environ.get(variable) or str(ROOT / "build/release" / relative)
+    """The environment's choice, else the release build of this source tree, else, in an installed tree
+    (<prefix>/share/wave3d), the binary installed beside it in <prefix>/bin."""
+    if os.environ.get(variable):
+        return os.environ[variable]
+    built = ROOT / "build/release" / relative
+    installed = ROOT.parent.parent / "bin" / Path(relative).name
+    return str(installed if not built.exists() and installed.exists() else built)
 
 
 def local_job_id():
@@ -66,9 +72,9 @@ def main():
     run.add_argument("--root", default=str(ROOT), help="the repository: relative paths in the study start here")
     run.add_argument("--results", help="parent of <study>/<job id> (default: WAVE3D_RESULTS, else study.results)")
     run.add_argument("--wave3d", default=default_binary("WAVE3D_BIN", "app/wave3d"),
-                     help="the wave3d binary (default: WAVE3D_BIN, else build/release/app/wave3d)")
+                     help="the wave3d binary (default: WAVE3D_BIN, else build/release/app/wave3d, or bin/wave3d of an installation)")
     run.add_argument("--noise", default=default_binary("WAVE3D_NOISE_BIN", "tools/noise/wave3d-noise"),
-                     help="the wave3d-noise binary (default: WAVE3D_NOISE_BIN, else next to the release build)")
+                     help="the wave3d-noise binary (default: WAVE3D_NOISE_BIN, else next to the release build, or in bin/ of an installation)")
     run.add_argument("--dry-run", action="store_true", help="check and list the runs; run nothing, write nothing")
     sub.add_parser("report", add_help=False, help="turn a study directory into report.md and plots "
                                                   "(python/tools/study_report.py; --help for its options)")

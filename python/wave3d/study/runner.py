@@ -47,9 +47,12 @@ def load(path, root):
 
 
 def study_directory(study, root, job_id, results_override):
+    """<results>/<study name>/<job id>. A relative study.results starts at the root when that is a source
+    tree, and at the current directory when it is an installation (<prefix>/share/wave3d is not a place
+    to write results)."""
     results = Path(results_override or os.environ.get("WAVE3D_RESULTS") or study.settings["study.results"])
     if not results.is_absolute():
-        results = root / results
+        results = (root if (root / "CMakeLists.txt").exists() else Path.cwd()) / results
     return results.resolve() / study.settings["study.name"] / safe_job_id(job_id)
 
 
