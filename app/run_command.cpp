@@ -135,7 +135,7 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
     document["status"] = "completed";
     document["placement"] = placement.summary;
     document["placement_audit"] = job_placement.verdict_json();
-    if (config.output.steps_csv) write_steps_csv(run_dir / kStepsCsvName, outcome.step_times);
+    if (config.output.steps_csv) write_steps_csv(run_dir / kStepsCsvName, outcome.step_times, outcome.field_io.first_step + 1);
     write_json_document(run_dir / kRunJsonName, kRunFormat, "run",
                         collect_provenance(facts, options.command_line, started), std::move(document));
     std::printf("results:     %s\n", run_dir.string().c_str());

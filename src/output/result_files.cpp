@@ -130,7 +130,7 @@ void write_json_atomically(const std::filesystem::path& path, const nlohmann::js
   write_file_atomically(path, text);
 }
 
-std::string format_steps_csv(const std::vector<StepTimes>& per_rank) {
+std::string format_steps_csv(const std::vector<StepTimes>& per_rank, int first_step) {
   if (per_rank.empty()) throw std::invalid_argument("steps.csv needs the times of at least one rank");
   const std::vector<std::string>& phases = per_rank.front().phases();
   for (std::size_t r = 1; r < per_rank.size(); ++r)
@@ -142,7 +142,7 @@ std::string format_steps_csv(const std::vector<StepTimes>& per_rank) {
   for (std::size_t r = 0; r < per_rank.size(); ++r) {
     const StepTimes& times = per_rank[r];
     for (int step = 0; step < times.steps(); ++step) {
-      fmt::format_to(out, "{},{}", r, step);
+      fmt::format_to(out, "{},{}", r, first_step + step);
       for (std::size_t p = 0; p < phases.size(); ++p) {
         const double seconds = times.at(step, p);
         if (std::isnan(seconds))
@@ -156,8 +156,8 @@ std::string format_steps_csv(const std::vector<StepTimes>& per_rank) {
   return csv;
 }
 
-void write_steps_csv(const std::filesystem::path& path, const std::vector<StepTimes>& per_rank) {
-  write_file_atomically(path, format_steps_csv(per_rank));
+void write_steps_csv(const std::filesystem::path& path, const std::vector<StepTimes>& per_rank, int first_step) {
+  write_file_atomically(path, format_steps_csv(per_rank, first_step));
 }
 
 }  // namespace wave3d

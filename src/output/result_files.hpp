@@ -41,8 +41,11 @@ void write_json_atomically(const std::filesystem::path& path, const nlohmann::js
 
 // steps.csv: header "rank,step,<phase>..." then, rank by rank, one row per step with the seconds of
 // each phase ("%.9g"; empty where a phase was not recorded). per_rank[r] holds rank r's times; all
-// must have the same phases (std::invalid_argument otherwise).
-std::string format_steps_csv(const std::vector<StepTimes>& per_rank);
-void write_steps_csv(const std::filesystem::path& path, const std::vector<StepTimes>& per_rank);
+// must have the same phases (std::invalid_argument otherwise). Steps are numbered as the snapshots
+// and checkpoints are: step n takes the field from time level n-1 to n, so the row of step n is the
+// step after which wavefield_<n>.h5 is written. A run continued from the checkpoint of step k
+// numbers its first step first_step = k + 1.
+std::string format_steps_csv(const std::vector<StepTimes>& per_rank, int first_step = 1);
+void write_steps_csv(const std::filesystem::path& path, const std::vector<StepTimes>& per_rank, int first_step = 1);
 
 }  // namespace wave3d

@@ -77,6 +77,9 @@ def main():
     with open(f"{C['_directory']}/steps.csv") as f:
         rows = list(csv.DictReader(f))
     failures.check(len(rows) == a.restart_ranks * run_steps, f"C: steps.csv has {len(rows)} rows")
+    first = C["field_io"]["first_step"] + 1  # continued after the checkpoint's step, numbered as the files are
+    failures.check(sorted({int(r["step"]) for r in rows}) == list(range(first, first + run_steps)),
+                   f"C: steps.csv numbers its steps {first}..{first + run_steps - 1}")
     return failures.finish()
 
 

@@ -116,10 +116,12 @@ TEST(StepsCsv, TwoRanks) {
   ranks[1].record(1, "total", 123456.8);
   EXPECT_EQ(format_steps_csv(ranks),
             "rank,step,halo,compute,total\n"
-            "0,0,0.001,0.5,0.501\n"
-            "0,1,0.333333333,2,2.25\n"
-            "1,0,1e-07,,0.75\n"
-            "1,1,0,123456.789,123456.8\n");
+            "0,1,0.001,0.5,0.501\n"
+            "0,2,0.333333333,2,2.25\n"
+            "1,1,1e-07,,0.75\n"
+            "1,2,0,123456.789,123456.8\n");
+  // A run continued from the checkpoint of step 40 numbers its steps from 41, as its snapshots are.
+  EXPECT_EQ(format_steps_csv(ranks, 41).substr(0, 60).find("0,41,0.001"), std::string("rank,step,halo,compute,total\n").size());
 
   const TempDir tmp;
   write_steps_csv(tmp.path() / "steps.csv", ranks);
