@@ -96,11 +96,6 @@ HaloShare halo_share(const RunConfig& c, const RunOutcome& o) {
 
 namespace {
 
-// Nearest-rank percentile of sorted values.
-double percentile_of_sorted(const std::vector<double>& sorted, double p) {
-  const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
-  return sorted[std::min(sorted.size() - 1, rank == 0 ? 0 : rank - 1)];
-}
 
 }  // namespace
 
@@ -126,8 +121,8 @@ std::optional<JitterSummary> jitter_summary(const RunOutcome& o) {
   }
   j.noise_amplification = sum_median > 0 ? sum_max / sum_median : 1.0;
   std::sort(all.begin(), all.end());
-  j.p50 = percentile_of_sorted(all, 50);
-  j.p99 = percentile_of_sorted(all, 99);
+  j.p50 = percentile_nearest_rank(all, 50.0);
+  j.p99 = percentile_nearest_rank(all, 99.0);
   j.max = all.back();
   return j;
 }

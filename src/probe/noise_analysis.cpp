@@ -38,18 +38,6 @@ Log2Histogram& Log2Histogram::operator+=(const Log2Histogram& other) {
   return *this;
 }
 
-std::int64_t percentile_nearest_rank(std::vector<std::int64_t> values, double p) {
-  if (values.empty()) throw std::invalid_argument("percentile of no values");
-  if (!(p > 0.0 && p <= 100.0)) throw std::invalid_argument(fmt::format("percentile {} is outside (0, 100]", p));
-  // Rank ceil(p/100 * n), 1-based; the product is rounded first so 99 % of 100 values is rank 99, not
-  // 100 through a floating-point hair above 99.
-  const double exact = p / 100.0 * static_cast<double>(values.size());
-  const auto rank = static_cast<std::size_t>(std::ceil(std::round(exact * 1e9) / 1e9));
-  const std::size_t index = std::clamp<std::size_t>(rank, 1, values.size()) - 1;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(index), values.end());
-  return values[index];
-}
-
 FwqSummary summarise_fwq(std::span<const std::int64_t> quantum_ns) {
   if (quantum_ns.empty()) throw std::invalid_argument("FWQ summary of no samples");
   FwqSummary s;

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/statistics.hpp"  // percentile_nearest_rank
+
 namespace wave3d {
 
 // Counts of non-negative durations in power-of-two bins: bin k holds [2^k, 2^(k+1)) ns; zero durations
@@ -37,9 +39,6 @@ int log2_bin(std::int64_t ns);
 std::int64_t log2_bin_floor(int bin);
 std::int64_t log2_bin_ceiling(int bin);
 
-// Nearest-rank percentile: the smallest value v such that at least p % of the values are <= v
-// (p in (0, 100]; p = 100 gives the maximum). Throws std::invalid_argument for no values or p outside.
-std::int64_t percentile_nearest_rank(std::vector<std::int64_t> values, double p);
 
 struct FwqSummary {
   std::uint64_t samples = 0;

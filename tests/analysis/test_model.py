@@ -9,7 +9,7 @@ import analysis_support  # noqa: F401  (puts the wave3d package on the path)
 from analysis_support import synthetic_run
 from wave3d.analysis.model import (CO_SCHEDULED, UNCOORDINATED, Scenario, crossover_ranks, monte_carlo_step_s,
                                    reserved_wins_ranges, scenario_from_run)
-from wave3d.analysis.order_statistics import EmpiricalDistribution
+from wave3d.analysis.order_statistics import EmpiricalDistribution, nearest_rank
 
 RANKS = (1, 2, 7, 100, 10_000, 1_000_000)
 
@@ -120,6 +120,19 @@ class OrderStatistics(unittest.TestCase):
             dist.expected_order_statistic(3, 2)
         with self.assertRaises(ValueError):
             EmpiricalDistribution([])
+
+
+class Percentiles(unittest.TestCase):
+    def test_nearest_rank_is_wave3ds_one_definition(self):
+        # The cases of tests/probe/test_noise_analysis.cpp (percentile_nearest_rank): the same answers.
+        hundred = list(range(100, 0, -1))
+        self.assertEqual(nearest_rank(hundred, 0.50), 50)
+        self.assertEqual(nearest_rank(hundred, 0.99), 99)
+        self.assertEqual(nearest_rank(hundred, 1.0), 100)
+        self.assertEqual(nearest_rank(hundred, 0.005), 1)
+        self.assertEqual(nearest_rank([1, 2, 3, 4], 0.50), 2)
+        self.assertEqual(nearest_rank([1, 2, 3, 4], 0.51), 3)
+        self.assertEqual(EmpiricalDistribution([0.4, 0.1, 0.3, 0.2]).quantile(0.5), 0.2)
 
 
 class DegenerateInputs(unittest.TestCase):

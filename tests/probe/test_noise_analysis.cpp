@@ -48,12 +48,16 @@ TEST(Percentile, NearestRank) {
   EXPECT_EQ(percentile_nearest_rank(hundred, 99.0), 99);
   EXPECT_EQ(percentile_nearest_rank(hundred, 100.0), 100);
   EXPECT_EQ(percentile_nearest_rank(hundred, 0.5), 1);
-  EXPECT_EQ(percentile_nearest_rank({7}, 99.0), 7);
-  EXPECT_EQ(percentile_nearest_rank({1, 2, 3, 4}, 50.0), 2);
-  EXPECT_EQ(percentile_nearest_rank({1, 2, 3, 4}, 51.0), 3);
-  EXPECT_THROW(percentile_nearest_rank({}, 50.0), std::invalid_argument);
-  EXPECT_THROW(percentile_nearest_rank({1}, 0.0), std::invalid_argument);
-  EXPECT_THROW(percentile_nearest_rank({1}, 101.0), std::invalid_argument);
+  using Values = std::vector<std::int64_t>;
+  EXPECT_EQ(percentile_nearest_rank(Values{7}, 99.0), 7);
+  EXPECT_EQ(percentile_nearest_rank(Values{1, 2, 3, 4}, 50.0), 2);
+  EXPECT_EQ(percentile_nearest_rank(Values{1, 2, 3, 4}, 51.0), 3);
+  EXPECT_THROW(percentile_nearest_rank(Values{}, 50.0), std::invalid_argument);
+  EXPECT_THROW(percentile_nearest_rank(Values{1}, 0.0), std::invalid_argument);
+  EXPECT_THROW(percentile_nearest_rank(Values{1}, 101.0), std::invalid_argument);
+  // The same definition for step times in seconds (run.json's p50 and p99).
+  EXPECT_EQ(percentile_nearest_rank(std::vector<double>{0.4, 0.1, 0.3, 0.2}, 50.0), 0.2);
+  EXPECT_EQ(percentile_nearest_rank(std::vector<double>{0.4, 0.1, 0.3, 0.2}, 99.0), 0.4);
 }
 
 TEST(Fwq, QuietSamplesHaveNoNoise) {

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .detours import RankNoise
-from .order_statistics import EmpiricalDistribution
+from .order_statistics import EmpiricalDistribution, nearest_rank
 
 UNCOORDINATED = "uncoordinated"
 CO_SCHEDULED = "co-scheduled"
@@ -78,7 +78,7 @@ def _plural(n, noun):
 
 def rank_bases_s(run, quantity, base_quantile=0.5):
     """Each rank's base_quantile (the median by default) of its step times in `quantity`."""
-    return np.quantile(run.step_times(quantity), base_quantile, axis=1)
+    return nearest_rank(run.step_times(quantity), base_quantile, axis=1)
 
 
 def run_base_s(run, base_quantile=0.5):

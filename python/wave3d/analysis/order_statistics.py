@@ -17,6 +17,14 @@ import math
 import numpy as np
 
 
+def nearest_rank(values, q, axis=None):
+    """The q-quantile (0..1, or an array of them) by nearest rank: the smallest measured value with at
+    least a fraction q of the values at or below it. wave3d's own p50/p99 (run.json's jitter section)
+    are defined so; every percentile the analysis reports uses this one definition, and each is a
+    value that was measured."""
+    return np.quantile(values, q, axis=axis, method="inverted_cdf")
+
+
 class EmpiricalDistribution:
     """Equal-weight empirical distribution of measured values (e.g. per-step delays in seconds)."""
 
@@ -36,7 +44,7 @@ class EmpiricalDistribution:
         return float(self.sorted.mean())
 
     def quantile(self, q):
-        return float(np.quantile(self.sorted, q))
+        return float(nearest_rank(self.sorted, q))
 
     def cdf(self, x):
         """P(X <= x)."""

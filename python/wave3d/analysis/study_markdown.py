@@ -118,7 +118,7 @@ def _configuration_lines(report):
     best_wrong = any(c["id"] == best and c["placement"]["wrong"] for c in report["configurations"])
     notes = ("Medians over the runs that count (done and not failing verification); MPoints/s with the "
              "minimum and maximum of the repetitions, spread = (max - min) / median; vs best: median over the "
-             f"best median (`{best}`{', placement wrong' if best_wrong else ''}); p99 step: the 99th percentile "
+             f"best median (`{best}`{', placement wrong' if best_wrong else ''}); p99 step: the 99th percentile (nearest rank: a measured value) "
              "of all ranks' step times of a run; noise "
              "amplification: mean per-step slowest rank over median rank (1 = no rank ever late); exposed halo: "
              "share of the step spent packing, waiting for and unpacking halos; placement: the placement audit "

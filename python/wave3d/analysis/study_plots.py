@@ -9,6 +9,7 @@ import os
 
 import numpy as np
 
+from .order_statistics import nearest_rank
 from .pyplot import load_pyplot
 
 PANELS_PER_PAGE = 12
@@ -187,7 +188,7 @@ def plot_histograms(study, labels, paths):
             ax.set_yscale("log")  # the tail: a few slow rank-steps beside thousands of ordinary ones
             ax.set_ylim(bottom=0.7)
             _plain_numbers(ax.yaxis)
-            p50, p99 = np.percentile(ms, [50, 99])
+            p50, p99 = nearest_rank(ms, [0.50, 0.99])
             ax.axvline(p50, color="black", linewidth=1, label=f"p50 {p50:.3g} ms")
             ax.axvline(p99, color="tab:red", linewidth=1, linestyle="--", label=f"p99 {p99:.3g} ms")
             reps = sum(1 for r in c.good_runs if r.step_totals is not None)
