@@ -23,7 +23,11 @@ nlohmann::json field_io_json(const FieldIoRecord& r) {
             {"sidecar", r.sidecar.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.sidecar)},
             {"bytes", r.snapshot_bytes},
             {"seconds", r.snapshot_seconds}}},
-          {"checkpoints", {{"files", r.checkpoints}, {"bytes", r.checkpoint_bytes}, {"seconds", r.checkpoint_seconds}}}};
+          {"checkpoints",
+           {{"files", r.checkpoints},
+            {"sidecar", r.checkpoint_sidecar.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.checkpoint_sidecar)},
+            {"bytes", r.checkpoint_bytes},
+            {"seconds", r.checkpoint_seconds}}}};
 }
 
 std::string format_field_io(const FieldIoRecord& r) {

@@ -28,6 +28,7 @@ struct FieldIoRecord {
   std::uint64_t snapshot_bytes = 0;
   double snapshot_seconds = 0.0;  // slowest rank, summed over the snapshots
   std::vector<std::string> checkpoints;  // files written (older ones may since be deleted, see checkpoint.keep)
+  std::string checkpoint_sidecar;        // the XDMF file listing the checkpoints kept (their "current" level)
   std::uint64_t checkpoint_bytes = 0;
   double checkpoint_seconds = 0.0;
 
@@ -35,7 +36,7 @@ struct FieldIoRecord {
 };
 
 // {"restarted_from", "first_step", "restart_seconds", "snapshots": {files, sidecar, bytes, seconds},
-//  "checkpoints": {files, bytes, seconds}}.
+//  "checkpoints": {files, sidecar, bytes, seconds}}.
 nlohmann::json field_io_json(const FieldIoRecord& record);
 
 // Summary lines ("restart:", "snapshots:", "checkpoints:"), each ending in a newline; "" for a run

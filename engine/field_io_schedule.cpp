@@ -17,6 +17,7 @@
 #include "mpi/collective.hpp"
 #include "mpi/environment.hpp"
 #include "output/provenance.hpp"
+#include "output/result_files.hpp"
 
 namespace wave3d::engine {
 namespace {
@@ -196,7 +197,23 @@ void FieldIoSchedule<T>::write_checkpoint(int step) {
   });
   record_.checkpoints.push_back(path.string());
   kept_checkpoints_.push_back(path);
+  kept_checkpoint_frames_.push_back({path.filename().string(), std::string("/") + io::kCurrentDataset, step, header.time});
   drop_old_checkpoints();
+  write_checkpoint_sidecar();
+}
+
+// checkpoints.xmf beside the checkpoints: each kept checkpoint's "current" time level as one frame of a
+// series, so ParaView and VisIt open checkpoints as they open snapshots. Rank 0, atomically.
+template <typename T>
+void FieldIoSchedule<T>::write_checkpoint_sidecar() {
+  const std::filesystem::path sidecar = checkpoint_directory_ / io::kCheckpointSidecar;
+  mpi::collectively(comm_, [&] {
+    if (rank_ != 0) return;
+    const std::vector<io::XdmfFrame> frames(kept_checkpoint_frames_.begin(), kept_checkpoint_frames_.end());
+    write_file_atomically(sidecar, io::format_xdmf(frames, config_.grid.n, config_.grid.spacing, sizeof(T),
+                                                   io::kCurrentDataset));
+  });
+  record_.checkpoint_sidecar = sidecar.string();
 }
 
 template <typename T>
@@ -212,6 +229,7 @@ void FieldIoSchedule<T>::drop_old_checkpoints() {
                      kept_checkpoints_.front().c_str(), error.message().c_str());
     }
     kept_checkpoints_.pop_front();
+    kept_checkpoint_frames_.pop_front();
   }
 }
 

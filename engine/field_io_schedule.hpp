@@ -15,6 +15,7 @@
 #include "config/run_config.hpp"
 #include "io/hdf5/field_file_header.hpp"
 #include "io/hdf5/snapshot_writer.hpp"
+#include "io/hdf5/xdmf.hpp"
 #include "solver/wave_solver.hpp"
 
 namespace wave3d::engine {
@@ -39,6 +40,7 @@ class FieldIoSchedule {
   void prepare_writers(const FieldIoContext& context);
   void write_checkpoint(int step);
   void drop_old_checkpoints();
+  void write_checkpoint_sidecar();
 
   const RunConfig& config_;
   MPI_Comm comm_;
@@ -48,6 +50,7 @@ class FieldIoSchedule {
   std::optional<io::SnapshotWriter<T>> snapshots_;
   std::filesystem::path checkpoint_directory_;
   std::deque<std::filesystem::path> kept_checkpoints_;
+  std::deque<io::XdmfFrame> kept_checkpoint_frames_;  // the same checkpoints, for their XDMF sidecar
   FieldIoRecord record_;
 };
 

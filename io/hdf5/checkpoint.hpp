@@ -27,6 +27,8 @@ namespace wave3d::io {
 
 inline constexpr char kCurrentDataset[] = "current";
 inline constexpr char kPreviousDataset[] = "previous";
+// Beside the checkpoints: an XDMF series of their "current" time levels, for ParaView and VisIt.
+inline constexpr char kCheckpointSidecar[] = "checkpoints.xmf";
 
 // A file that is not a usable checkpoint; what() says why, without naming the file (the caller does).
 class CheckpointError : public std::runtime_error {

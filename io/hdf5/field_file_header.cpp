@@ -35,6 +35,12 @@ void write_header(hid_t file, const FieldFileHeader& h) {
   write_text_attribute(file, "precision", h.precision);
   write_text_attribute(file, "boundary", h.boundary);
   write_text_attribute(file, "axes", "datasets are [z][y][x] with x fastest; grid_n is (x, y, z)");
+  // Units, for readers that look for them: times in seconds, lengths in metres; point (i, j, k) lies at
+  // (i, j, k) x spacing from the origin.
+  write_text_attribute(file, "time_units", "s");
+  write_text_attribute(file, "dt_units", "s");
+  write_text_attribute(file, "spacing_units", "m");
+  write_text_attribute(file, "coordinates", "x = i * spacing, y = j * spacing, z = k * spacing (metres), origin 0");
   write_text_attribute(file, "config", h.config_json);
   write_text_attribute(file, "provenance", h.provenance_json);
 }

@@ -29,6 +29,10 @@ void create_field_datasets(hid_t file, const std::filesystem::path& file_name, c
     Hid dataset = create_grid_dataset<T>(file, f.dataset, header.grid_n);
     write_int_attribute(dataset.get(), "time_level", f.time_level);
     write_uint64_attribute(dataset.get(), "checksum", checksums[i]);
+    // The scheme is linear: the wavefield carries the units of the initial condition's amplitude.
+    write_text_attribute(dataset.get(), "units", "as init.amplitude (the scheme is linear)");
+    write_real_attribute(dataset.get(), "time", static_cast<double>(f.time_level) * header.dt);  // level n: n dt
+    write_text_attribute(dataset.get(), "time_units", "s");
     fill(dataset.get(), i);
     dataset.close("cannot close dataset '" + f.dataset + "' of '" + file_name.string() + "'");
   }

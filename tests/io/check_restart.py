@@ -12,6 +12,7 @@ import shutil
 import sys
 
 import h5py
+from xml.etree import ElementTree
 
 from io_check_support import Failures, arguments, fresh_directory, run_ok, text_attribute, wave3d_command
 
@@ -43,8 +44,24 @@ def main():
     written = sorted(p.name for p in checkpoints.glob("checkpoint_*"))
     expected = [f"checkpoint_{s:06d}.h5" for s in range(a.every, a.steps + 1, a.every)]
     failures.check(written == expected, f"checkpoints written: {written}, expected {expected}")
+    # checkpoints.xmf: every kept checkpoint's "current" level as a frame of one series, for ParaView.
+    sidecar = checkpoints / "checkpoints.xmf"
+    failures.check(B["field_io"]["checkpoints"]["sidecar"] == str(sidecar),
+                   f"B: run.json names the checkpoint sidecar: {B['field_io']['checkpoints'].get('sidecar')}")
+    if sidecar.is_file():
+        items = [item.text for item in ElementTree.parse(sidecar).getroot().iter("DataItem") if item.text
+                 and ".h5:" in item.text]
+        failures.check(items == [f"{name}:/current" for name in expected], f"{sidecar}: frames {items}")
+    else:
+        failures.check(False, f"no {sidecar}")
     with h5py.File(start, "r") as f:
         failures.check(text_attribute(f.attrs["format"]) == "wave3d-checkpoint", f"{start}: format")
+        failures.check(text_attribute(f.attrs["time_units"]) == "s" and text_attribute(f.attrs["spacing_units"]) == "m",
+                       f"{start}: units of time and spacing")
+        failures.check(text_attribute(f["current"].attrs["time_units"]) == "s"
+                       and float(f["current"].attrs["time"]) == float(f.attrs["time"])
+                       and abs(float(f["previous"].attrs["time"]) - (float(f.attrs["time"]) - float(f.attrs["dt"]))) < 1e-12,
+                       f"{start}: each time level's time in seconds")
         failures.check(int(f.attrs["step"]) == a.restart_step, f"{start}: step {f.attrs['step']}")
         failures.check(int(f["current"].attrs["time_level"]) == a.restart_step and
                        int(f["previous"].attrs["time_level"]) == a.restart_step - 1, f"{start}: time levels")

@@ -36,6 +36,8 @@ def check_file(f, path, step, failures):
     failures.check(int(attrs["step"]) == step, f"{path}: step {attrs['step']}, expected {step}")
     failures.check(float(attrs["time"]) == step * DT, f"{path}: time {attrs['time']}, expected {step * DT}")
     failures.check(float(attrs["dt"]) == DT and float(attrs["spacing"]) == 10.0, f"{path}: dt or spacing")
+    for key, unit in (("time_units", "s"), ("dt_units", "s"), ("spacing_units", "m")):
+        failures.check(text_attribute(attrs.get(key, b"")) == unit, f"{path}: {key} = {attrs.get(key)!r}, expected {unit}")
     failures.check(int(attrs["stencil_radius"]) == 4, f"{path}: stencil_radius {attrs['stencil_radius']}")
     failures.check(list(attrs["grid_n"]) == list(GRID), f"{path}: grid_n {attrs['grid_n']}")
     config = json.loads(text_attribute(attrs["config"]))
@@ -49,6 +51,8 @@ def check_file(f, path, step, failures):
     failures.check(u.dtype == numpy.float32, f"{path}: dataset type {u.dtype}")
     failures.check(int(u.attrs["time_level"]) == step, f"{path}: time_level {u.attrs['time_level']}")
     failures.check("checksum" in u.attrs, f"{path}: no checksum attribute")
+    failures.check(float(u.attrs["time"]) == step * DT and text_attribute(u.attrs["time_units"]) == "s"
+                   and "units" in u.attrs, f"{path}: the dataset's time, time_units and units")
     return u[...]
 
 
