@@ -11,19 +11,15 @@ numpy or matplotlib cannot be imported.
 """
 
 import argparse
-import importlib.util
 import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # python/: the wave3d package
 
-# Checked before anything imports them, so a missing package is one clear line rather than a traceback.
-_MISSING = [name for name in ("numpy", "matplotlib") if importlib.util.find_spec(name) is None]
-if _MISSING:
-    print(f"extrapolate.py: {sys.executable} cannot import {' and '.join(_MISSING)}; install Debian's python3-numpy "
-          "and python3-matplotlib, or run it with /usr/bin/python3", file=sys.stderr)
-    sys.exit(3)
+from wave3d.requirements import exit_unless_importable  # noqa: E402
+
+exit_unless_importable("extrapolate.py")  # before anything imports numpy or matplotlib
 
 from wave3d.analysis.errors import InputError, OptionError  # noqa: E402
 from wave3d.analysis.extrapolation import extrapolate, rank_counts_for  # noqa: E402

@@ -12,18 +12,14 @@ run.json or steps.csv, a bad option), 3 when numpy or matplotlib cannot be impor
 """
 
 import argparse
-import importlib.util
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # python/: the wave3d package
 
-# Checked before anything imports them, so a missing package is one clear line rather than a traceback.
-_MISSING = [name for name in ("numpy", "matplotlib") if importlib.util.find_spec(name) is None]
-if _MISSING:
-    print(f"study_report.py: {sys.executable} cannot import {' and '.join(_MISSING)}; install Debian's python3-numpy "
-          "and python3-matplotlib, or run it with /usr/bin/python3", file=sys.stderr)
-    sys.exit(3)
+from wave3d.requirements import exit_unless_importable  # noqa: E402
+
+exit_unless_importable("study_report.py")  # before anything imports numpy or matplotlib
 
 from wave3d.analysis.errors import InputError  # noqa: E402
 from wave3d.analysis.study import load_study  # noqa: E402
