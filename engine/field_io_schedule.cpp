@@ -7,13 +7,17 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <regex>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "engine/restart_match.hpp"
 #include "io/direct/direct_field_file.hpp"
 #include "io/hdf5/checkpoint.hpp"
-#include "engine/restart_match.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/environment.hpp"
 #include "output/provenance.hpp"
@@ -105,6 +109,7 @@ void FieldIoSchedule<T>::restart_from_checkpoint() {
   });
   record_.restarted_from = path;
   record_.restart_seconds = omp_get_wtime() - start;
+  restarted_series_json_ = reader->header().snapshot_series_json;
 }
 
 template <typename T>
@@ -144,6 +149,7 @@ void FieldIoSchedule<T>::prepare_writers(const FieldIoContext& context) {
   provenance = mpi::broadcast_string(comm_, provenance, 0);
   header_ = io::field_file_header(io::kSnapshotFormat, config_, 0, provenance);
   if (snapshots) snapshots_.emplace(comm_, run_directory, header_, config_.grid);
+  if (snapshots) continue_snapshot_series(run_directory);
   if (snapshots && config_.output.snapshot_writer == SnapshotWriterKind::io_threads) {
     const io::DirectWriteOptions options{.io_threads = config_.output.io_threads, .bind = true};
     snapshots_->use_file_writer([options](MPI_Comm comm, const std::filesystem::path& path,
@@ -185,6 +191,7 @@ void FieldIoSchedule<T>::write_checkpoint(int step) {
   io::FieldFileHeader header = header_;
   header.step = step;
   header.time = step * config_.physics.dt;
+  header.snapshot_series_json = snapshot_series_json();
   io::AfterFirstField stall;
   if (config_.debug.stall_in_checkpoint == step)
     stall = [&](const std::filesystem::path& temporary) { stall_until_killed(rank_, step, temporary); };
@@ -214,6 +221,37 @@ void FieldIoSchedule<T>::write_checkpoint_sidecar() {
                                                    io::kCurrentDataset));
   });
   record_.checkpoint_sidecar = sidecar.string();
+}
+
+// The snapshots so far (those of the run continued from, then this run's), with absolute file names,
+// for the checkpoint to carry: a run continued from it then extends one series.
+template <typename T>
+std::string FieldIoSchedule<T>::snapshot_series_json() const {
+  if (!snapshots_ || snapshots_->frames().empty()) return restarted_series_json_;
+  nlohmann::json series = nlohmann::json::array();
+  for (const io::XdmfFrame& f : snapshots_->frames()) {
+    const std::filesystem::path file = std::filesystem::absolute(snapshots_->sidecar().parent_path() / f.file);
+    series.push_back({{"file", file.lexically_normal().string()}, {"dataset", f.dataset}, {"step", f.step}, {"time", f.time}});
+  }
+  return series.dump();
+}
+
+// A continued run's sidecar starts with the snapshots the checkpoint recorded up to its step, named
+// relative to this run's directory, so ParaView opens one series across the restart.
+template <typename T>
+void FieldIoSchedule<T>::continue_snapshot_series(const std::filesystem::path& run_directory) {
+  if (restarted_series_json_.empty()) return;
+  const nlohmann::json series = nlohmann::json::parse(restarted_series_json_, nullptr, /*allow_exceptions=*/false);
+  if (!series.is_array()) return;  // a damaged record costs the earlier frames, never the run
+  std::vector<io::XdmfFrame> earlier;
+  const std::filesystem::path base = std::filesystem::absolute(run_directory);
+  for (const nlohmann::json& f : series) {
+    if (!f.is_object() || !f.contains("file") || !f.contains("step") || f.value("step", 0) > record_.first_step) continue;
+    const std::filesystem::path file = f.value("file", "");
+    earlier.push_back({file.lexically_relative(base).string(), f.value("dataset", std::string("/") + io::kSnapshotDataset),
+                       f.value("step", std::int64_t{0}), f.value("time", 0.0)});
+  }
+  snapshots_->continue_series(std::move(earlier));
 }
 
 template <typename T>

@@ -41,6 +41,8 @@ class FieldIoSchedule {
   void write_checkpoint(int step);
   void drop_old_checkpoints();
   void write_checkpoint_sidecar();
+  std::string snapshot_series_json() const;
+  void continue_snapshot_series(const std::filesystem::path& run_directory);
 
   const RunConfig& config_;
   MPI_Comm comm_;
@@ -51,6 +53,7 @@ class FieldIoSchedule {
   std::filesystem::path checkpoint_directory_;
   std::deque<std::filesystem::path> kept_checkpoints_;
   std::deque<io::XdmfFrame> kept_checkpoint_frames_;  // the same checkpoints, for their XDMF sidecar
+  std::string restarted_series_json_;  // the snapshots recorded in the checkpoint this run continues
   FieldIoRecord record_;
 };
 

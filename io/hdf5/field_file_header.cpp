@@ -43,6 +43,7 @@ void write_header(hid_t file, const FieldFileHeader& h) {
   write_text_attribute(file, "coordinates", "x = i * spacing, y = j * spacing, z = k * spacing (metres), origin 0");
   write_text_attribute(file, "config", h.config_json);
   write_text_attribute(file, "provenance", h.provenance_json);
+  if (!h.snapshot_series_json.empty()) write_text_attribute(file, "snapshot_series", h.snapshot_series_json);
 }
 
 FieldFileHeader read_header(hid_t file) {
@@ -59,6 +60,7 @@ FieldFileHeader read_header(hid_t file) {
   h.boundary = read_text_attribute(file, "boundary");
   h.config_json = read_text_attribute(file, "config");
   h.provenance_json = read_text_attribute(file, "provenance");
+  if (has_attribute(file, "snapshot_series")) h.snapshot_series_json = read_text_attribute(file, "snapshot_series");
   return h;
 }
 

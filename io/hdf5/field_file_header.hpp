@@ -30,6 +30,9 @@ struct FieldFileHeader {
   std::string boundary;    // "periodic", "zero"
   std::string config_json;
   std::string provenance_json;
+  // A checkpoint's record of the snapshots written up to it, as JSON [{file (absolute), dataset, step,
+  // time}], so that a run continued from it extends the same series; "" when none were written.
+  std::string snapshot_series_json;
 };
 
 // The header of a file of kind `format` written at time level `step` by a run of `config`.

@@ -37,6 +37,12 @@ std::uint64_t SnapshotWriter<T>::write(const Field<T>& u, std::int64_t step) {
   return bytes;
 }
 
+template <typename T>
+void SnapshotWriter<T>::continue_series(std::vector<XdmfFrame> earlier) {
+  earlier.insert(earlier.end(), frames_.begin(), frames_.end());
+  frames_ = std::move(earlier);
+}
+
 template class SnapshotWriter<float>;
 template class SnapshotWriter<double>;
 

@@ -43,6 +43,12 @@ class SnapshotWriter {
   std::uint64_t write(const Field<T>& u, std::int64_t step);
 
   const std::vector<std::filesystem::path>& files() const { return files_; }
+  // The series the sidecar lists: the frames of a run this one continues (see continue_series), then
+  // its own; file names relative to the sidecar's directory.
+  const std::vector<XdmfFrame>& frames() const { return frames_; }
+  // Puts a continued run's earlier snapshots first in the series (their files relative to this
+  // writer's directory, or absolute), so the sidecar shows one series across the restart.
+  void continue_series(std::vector<XdmfFrame> earlier);
   std::filesystem::path sidecar() const { return directory_ / kSnapshotSidecar; }
 
  private:

@@ -5,7 +5,8 @@ A: the run, uninterrupted, on --ranks ranks. B: the same with a checkpoint every
 field must not change). C: continued from B's checkpoint at --restart-step on --restart-ranks ranks
 and --restart-process-grid. D: the same, restart.from naming a directory (its newest checkpoint).
 The checksums in run.json of A, B, C and D must be equal; C's run.json says where it continued from,
-and its metrics and steps.csv cover the steps it ran.
+and its metrics and steps.csv cover the steps it ran. B and C write snapshots: C's sidecar continues
+B's series.
 """
 import csv
 import shutil
@@ -33,7 +34,7 @@ def main():
     settings = ["grid.n=32,24,20", "stencil.radius=4", f"run.steps={a.steps}"] + a.set
     checkpoints = a.results_dir / "checkpoints"
     with_checkpoints = settings + [f"checkpoint.every={a.every}", "checkpoint.keep=100",
-                                   f"checkpoint.directory={checkpoints}"]
+                                   f"checkpoint.directory={checkpoints}", f"output.snapshot_every={a.every}"]
     start = checkpoints / f"checkpoint_{a.restart_step:06d}.h5"
     only_start = a.results_dir / "only_start"
 
@@ -69,8 +70,8 @@ def main():
     shutil.copy(checkpoints / f"checkpoint_{a.every:06d}.h5", only_start)
     shutil.copy(start, only_start)
 
-    C = run_ok(wave3d_command(a, a.restart_ranks, settings + [f"restart.from={start}"], "C", a.restart_process_grid),
-               failures)
+    C = run_ok(wave3d_command(a, a.restart_ranks, settings + [f"restart.from={start}", f"output.snapshot_every={a.every}"],
+                              "C", a.restart_process_grid), failures)
     D = run_ok(wave3d_command(a, a.restart_ranks, settings + [f"restart.from={only_start}"], "D",
                               a.restart_process_grid), failures)
     if C is None or D is None:
@@ -84,6 +85,17 @@ def main():
     failures.check(C["field_io"]["restarted_from"] == str(start), f"C: restarted_from {C['field_io']['restarted_from']}")
     failures.check(D["field_io"]["restarted_from"] == str(only_start / start.name),
                    f"D: restarted_from {D['field_io']['restarted_from']}")
+    # One series across the restart: C's wavefield.xmf lists B's snapshots up to the checkpoint's step,
+    # then its own, each file found from C's directory.
+    c_dir = a.results_dir / "runs" / "C"
+    frames = [item.text for item in ElementTree.parse(c_dir / "wavefield.xmf").getroot().iter("DataItem")
+              if item.text and ".h5:" in item.text]
+    steps = [int(text.split("wavefield_")[1][:6]) for text in frames]
+    failures.check(steps == list(range(a.every, a.steps + 1, a.every)),
+                   f"C: wavefield.xmf lists steps {steps}, expected every {a.every} up to {a.steps}")
+    failures.check(all((c_dir / text.split(":")[0]).is_file() for text in frames), f"C: every frame's file exists: {frames}")
+    failures.check(all(text.startswith("../B/") for text, step in zip(frames, steps) if step <= a.restart_step),
+                   f"C: the frames up to step {a.restart_step} are B's: {frames}")
     run_steps = a.steps - a.restart_step
     failures.check(C["field_io"]["first_step"] == a.restart_step and C["metrics"]["steps"] == run_steps,
                    f"C: first_step {C['field_io']['first_step']}, metrics.steps {C['metrics']['steps']}")
