@@ -103,8 +103,8 @@ std::string TunedBlocking::summary_line() const {
 
 nlohmann::json TunedBlocking::to_json() const {
   return {{"source", source},
-          {"seconds", measured.seconds},
-          {"budget_seconds", measured.budget_seconds},
+          {"measure_s", measured.seconds},
+          {"budget_s", measured.budget_seconds},
           {"candidates", measured.measured.size()},
           {"budget_spent", measured.budget_spent},
           {"cache_file", cache_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(cache_file)},

@@ -17,17 +17,17 @@ std::string rate(std::uint64_t bytes, double seconds) {
 nlohmann::json field_io_json(const FieldIoRecord& r) {
   return {{"restarted_from", r.restarted_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.restarted_from)},
           {"first_step", r.first_step},
-          {"restart_seconds", r.restart_seconds},
+          {"restart_s", r.restart_seconds},
           {"snapshots",
            {{"files", r.snapshots},
             {"sidecar", r.sidecar.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.sidecar)},
             {"bytes", r.snapshot_bytes},
-            {"seconds", r.snapshot_seconds}}},
+            {"write_s", r.snapshot_seconds}}},
           {"checkpoints",
            {{"files", r.checkpoints},
             {"sidecar", r.checkpoint_sidecar.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.checkpoint_sidecar)},
             {"bytes", r.checkpoint_bytes},
-            {"seconds", r.checkpoint_seconds}}}};
+            {"write_s", r.checkpoint_seconds}}}};
 }
 
 std::string format_field_io(const FieldIoRecord& r) {

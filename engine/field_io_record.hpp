@@ -35,8 +35,8 @@ struct FieldIoRecord {
   bool empty() const { return restarted_from.empty() && snapshots.empty() && checkpoints.empty(); }
 };
 
-// {"restarted_from", "first_step", "restart_seconds", "snapshots": {files, sidecar, bytes, seconds},
-//  "checkpoints": {files, sidecar, bytes, seconds}}.
+// {"restarted_from", "first_step", "restart_s", "snapshots": {files, sidecar, bytes, write_s},
+//  "checkpoints": {files, sidecar, bytes, write_s}}.
 nlohmann::json field_io_json(const FieldIoRecord& record);
 
 // Summary lines ("restart:", "snapshots:", "checkpoints:"), each ending in a newline; "" for a run

@@ -21,7 +21,7 @@ FORMAT = "format"
 FORMAT_VERSION = "format_version"
 COMMAND = "command"
 PROVENANCE = "provenance"
-RUN_FORMAT = ("wave3d-run", 1)  # run.json: (format, format_version)
+RUN_FORMAT = ("wave3d-run", 2)  # run.json: (format, format_version)
 # The documents this package writes carry the same header.
 STUDY_FORMAT = ("wave3d-study", 1)  # study.json, by the study runner
 REPORT_FORMAT = ("wave3d-study-report", 1)  # report.json, by the study report
@@ -30,7 +30,8 @@ REPORT_FORMAT = ("wave3d-study-report", 1)  # report.json, by the study report
 STATUS = "status"  # "completed", or "failed" when one rank ended the job (then FAILURE says where and why)
 FAILURE = "failure"
 MPOINTS_PER_SECOND = "metrics.mpoints_per_second"
-SECONDS = "metrics.seconds"
+SECONDS = "metrics.loop_s"  # durations end in _s (version 1 and headerless files: metrics.seconds)
+FIELD_IO_SECONDS = "metrics.field_io_s"
 VERIFICATION_STATUS = "verification.status"
 PLACEMENT_AUDIT = "placement_audit"
 PLACEMENT = "placement"
@@ -70,7 +71,7 @@ RUN_VALUES = {
 RUN_KEY_PATHS = (STATUS, MPOINTS_PER_SECOND, SECONDS, VERIFICATION_STATUS, PLACEMENT_AUDIT, PLACEMENT, PARALLEL_RANKS,
                  THREADS_PER_RANK, WORLD_SIZE, BATCH_JOB, HOSTNAME, BINDING, GRID_N, CONFIG_LAYOUT, CONFIG_RESERVE,
                  HALO_MODE, HALO_EXPOSED_FRACTION, JITTER, NOISE_AMPLIFICATION, PER_STEP_MAX, PER_STEP_MEDIAN,
-                 STEP_P50, STEP_P99, STEP_MAX)
+                 STEP_P50, STEP_P99, STEP_MAX, FIELD_IO_SECONDS)
 
 MISSING = object()
 
@@ -101,8 +102,20 @@ def write_json_atomically(path, document):
         raise
 
 
+# Where run.json version 1 (and a run.json from before the header) kept what version 2 renamed.
+RENAMED_IN_VERSION_2 = {SECONDS: "metrics.seconds", FIELD_IO_SECONDS: "metrics.field_io_seconds"}
+
+
 def lookup(doc, dotted, default=None):
-    """doc's value at a dotted key path, or default where any part is missing or not an object."""
+    """doc's value at a dotted key path, or default where any part is missing or not an object. A key
+    run.json version 2 renamed is found under its old name in an older run.json."""
+    found = _lookup(doc, dotted, MISSING)
+    if found is MISSING and dotted in RENAMED_IN_VERSION_2 and isinstance(doc, dict) and doc.get(FORMAT_VERSION, 1) < 2:
+        found = _lookup(doc, RENAMED_IN_VERSION_2[dotted], MISSING)
+    return default if found is MISSING else found
+
+
+def _lookup(doc, dotted, default):
     node = doc
     for part in dotted.split("."):
         if not isinstance(node, dict) or part not in node:
@@ -112,9 +125,9 @@ def lookup(doc, dotted, default=None):
 
 
 def format_problem(doc, expected=RUN_FORMAT):
-    """None when doc's header names the expected format at a version this package reads; else why not.
-    A run.json without a header (written before there was one) is read as it is, and so is a header
-    in the earlier one-word form "name/version"."""
+    """None when doc's header names the expected format at a version this package reads (this one or an
+    earlier one, whose renamed keys lookup() finds); else why not. A run.json without a header (written
+    before there was one) is read as it is, and so is a header in the earlier one-word form "name/version"."""
     if not isinstance(doc, dict) or FORMAT not in doc:
         return None
     name, version = expected
@@ -122,6 +135,7 @@ def format_problem(doc, expected=RUN_FORMAT):
         return None
     if doc.get(FORMAT) != name:
         return f"format '{doc.get(FORMAT)}', not '{name}'"
-    if doc.get(FORMAT_VERSION) != version:
-        return f"{name} format version {doc.get(FORMAT_VERSION)}; this reader knows version {version}"
+    found = doc.get(FORMAT_VERSION)
+    if not isinstance(found, int) or isinstance(found, bool) or not 1 <= found <= version:
+        return f"{name} format version {found}; this reader knows versions 1 to {version}"
     return None

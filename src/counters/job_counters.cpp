@@ -193,12 +193,12 @@ nlohmann::json counters_json(const JobCounters& job, double model_gbytes_per_sec
           {"attribution",
            "each OpenMP thread counts its own events; every thread reads them at each region boundary, so a "
            "region holds all its threads did between two boundaries (idling included); totals are sums over "
-           "threads and ranks, per_step divides by the steps, per_second by the time loop's seconds; modes: "
+           "threads and ranks, per_step divides by the steps, per_second by the time loop's seconds (loop_s); modes: "
            "user+kernel, or user where the kernel does not permit counting kernel mode"},
           {"ranks", job.ranks()},
           {"threads_per_rank", job.threads_per_rank},
           {"steps", job.steps},
-          {"seconds", job.seconds},
+          {"loop_s", job.seconds},
           {"events", events},
           {"dram", dram}};
 }

@@ -18,7 +18,10 @@ struct JsonFormat {
   int version;
 };
 
-inline constexpr JsonFormat kRunFormat{"wave3d-run", 1};
+// run.json's key names follow one rule: a duration ends in _s (seconds), an amount of memory in
+// _bytes, a rate is spelled out (mpoints_per_second). wave3d-run 2 renamed metrics.seconds to loop_s
+// and its other "seconds" keys after it (the other documents still have "seconds" keys).
+inline constexpr JsonFormat kRunFormat{"wave3d-run", 2};
 inline constexpr JsonFormat kBenchFormat{"wave3d-bench", 1};
 inline constexpr JsonFormat kStreamFormat{"wave3d-stream", 1};
 inline constexpr JsonFormat kNoiseFormat{"wave3d-noise", 1};

@@ -68,7 +68,7 @@ void write_tuning_cache(const std::filesystem::path& file, const TuningKey& key,
   kept.push_back({{"key", wanted},
                   {"blocking", {{"size", outcome.blocking.size}, {"steps", outcome.blocking.steps}}},
                   {"measured", measured},
-                  {"seconds", outcome.seconds},
+                  {"measure_s", outcome.seconds},
                   {"budget_spent", outcome.budget_spent}});
   doc["entries"] = kept;
   std::error_code ec;
