@@ -7,6 +7,8 @@
 #include <cmath>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "app/bench_measure.hpp"
 #include "app/command_provenance.hpp"
@@ -99,7 +101,8 @@ nlohmann::json to_json(const BenchCase& c) {
           {"placement_audit", c.placement_audit}};
 }
 
-int run_bench(const BenchOptions& o, MPI_Comm comm, const nlohmann::json& provenance) {
+int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::string>& command_line,
+              std::chrono::system_clock::time_point started) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -210,7 +213,8 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const nlohmann::json& proven
     if (!o.json.empty()) {
       nlohmann::json doc = {{"grid", n}, {"radius", o.radius}, {"precision", o.precision}, {"blocks", settings.stencil.blocking.size}, {"cases", nlohmann::json::array()}};
       for (const BenchCase& c : cases) doc["cases"].push_back(to_json(c));
-      write_json_document(o.json, kBenchFormat, "bench", provenance, std::move(doc));
+      write_json_document(o.json, kBenchFormat, "bench", command_provenance(comm, command_line, started),
+                          std::move(doc));
     }
     if (!memory_ok) fmt::print(stderr, "wave3d bench: a stencil run produced non-finite values\n");
     return memory_ok ? 0 : 1;
@@ -271,7 +275,7 @@ Command add_bench_command(CLI::App& parent) {
   cli->add_option("--json", o->json, "Also write the results to this JSON file");
   return {cli, [o](MPI_Comm comm, const std::vector<std::string>& command_line) {
             const auto started = std::chrono::system_clock::now();
-            return run_bench(*o, comm, command_provenance(comm, command_line, started));
+            return run_bench(*o, comm, command_line, started);
           }};
 }
 

@@ -34,14 +34,9 @@ std::string command_line_error(const CLI::App& cli, const CLI::ParseError& e, in
   }
   std::string name = "wave3d";
   const CLI::App* app = &cli;
-  for (bool deeper = true; deeper;) {
-    deeper = false;
-    for (const CLI::App* sub : app->get_subcommands()) {
-      name += " " + sub->get_name();
-      app = sub;
-      deeper = true;
-      break;
-    }
+  for (auto named = app->get_subcommands(); !named.empty(); named = app->get_subcommands()) {
+    app = named.front();
+    name += " " + app->get_name();
   }
   std::string what = e.what();
   while (!what.empty() && (what.back() == '\n' || what.back() == ' ')) what.pop_back();
