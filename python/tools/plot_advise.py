@@ -14,6 +14,7 @@ import sys
 import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # python/: the wave3d package
+from wave3d import files  # noqa: E402
 from wave3d.analysis.pyplot import load_pyplot  # noqa: E402
 
 
@@ -96,6 +97,9 @@ def main():
     try:
         with open(source) as f:
             advice = json.load(f)
+        problem = files.format_problem(advice, files.ADVISE_FORMAT)
+        if problem:
+            raise ValueError(problem)
         domains = advice["domains"]
     except (OSError, ValueError, KeyError) as e:
         print(f"{source}: not an advise JSON file: {e}", file=sys.stderr)

@@ -15,6 +15,7 @@ import sys
 import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # python/: the wave3d package
+from wave3d import files  # noqa: E402
 from wave3d.analysis.pyplot import load_pyplot  # noqa: E402
 
 COLOURS = {"on-each-node": "tab:blue", "on-one-node": "tab:orange"}
@@ -26,9 +27,12 @@ def load(path):
     try:
         with open(path) as f:
             doc = json.load(f)
+        problem = files.format_problem(doc, files.IOBENCH_FORMAT, files.IOBENCH_OLDEST)
+        if problem:
+            raise ValueError(problem)
         sweep = doc["sweep"]
         for case in sweep:
-            case["threads"], case["placement"], case["files"], case["bandwidth"]["best_gibs"]
+            case["threads"], case["placement"], case["files"], case["bandwidth"]["best_gibytes_per_second"]
         return doc
     except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"{path}: not a wave3d iobench JSON file: {e}", file=sys.stderr)
@@ -44,9 +48,9 @@ def draw_sweep(ax, doc):
         threads = [c["threads"] for c in cases]
         colour = COLOURS.get(placement, "tab:gray")
         marker = MARKERS.get(files, "^")
-        ax.plot(threads, [c["bandwidth"]["best_gibs"] for c in cases], marker=marker, color=colour,
+        ax.plot(threads, [c["bandwidth"]["best_gibytes_per_second"] for c in cases], marker=marker, color=colour,
                 label=f"{placement}, {files} file{'s' if files == 'per-thread' else ''}")
-        ax.plot(threads, [c["bandwidth"]["median_gibs"] for c in cases], linestyle="--", color=colour, alpha=0.5)
+        ax.plot(threads, [c["bandwidth"]["median_gibytes_per_second"] for c in cases], linestyle="--", color=colour, alpha=0.5)
     ax.set_xlabel("I/O threads")
     ax.set_ylabel("write bandwidth, GiB/s (best; median dashed)")
     all_threads = sorted({c["threads"] for c in doc["sweep"]})
@@ -68,7 +72,7 @@ def draw_paths(ax, doc):
         return
     best = {}
     for case in matrix["cases"]:
-        best[case["kind"]] = max(best.get(case["kind"], 0.0), case["bandwidth"]["best_gibs"])
+        best[case["kind"]] = max(best.get(case["kind"], 0.0), case["bandwidth"]["best_gibytes_per_second"])
     kinds = [k for k in KIND_ORDER if k in best]
     ax.bar(kinds, [best[k] for k in kinds], color="tab:green")
     ax.set_ylabel("best GiB/s")

@@ -21,9 +21,14 @@ FORMAT = "format"
 FORMAT_VERSION = "format_version"
 COMMAND = "command"
 PROVENANCE = "provenance"
-RUN_FORMAT = ("wave3d-run", 2)  # run.json: (format, format_version)
+RUN_FORMAT = ("wave3d-run", 3)  # run.json: (format, format_version)
+# Documents of the executable's other subcommands that the plot tools read, and the oldest version whose
+# keys they still understand.
+IOBENCH_FORMAT = ("wave3d-iobench", 2)
+IOBENCH_OLDEST = 2  # version 2 named its bandwidths best/median_gibytes_per_second (version 1: *_gibs)
+ADVISE_FORMAT = ("wave3d-advise", 1)
 # The documents this package writes carry the same header.
-STUDY_FORMAT = ("wave3d-study", 1)  # study.json, by the study runner
+STUDY_FORMAT = ("wave3d-study", 2)  # study.json, by the study runner (version 1: "seconds" for duration_s)
 REPORT_FORMAT = ("wave3d-study-report", 1)  # report.json, by the study report
 
 # Key paths in run.json, dotted.
@@ -124,18 +129,22 @@ def _lookup(doc, dotted, default):
     return node
 
 
-def format_problem(doc, expected=RUN_FORMAT):
-    """None when doc's header names the expected format at a version this package reads (this one or an
-    earlier one, whose renamed keys lookup() finds); else why not. A run.json without a header (written
+def format_problem(doc, expected=RUN_FORMAT, oldest=1):
+    """None when doc's header names the expected format at a version this package reads (from oldest up to
+    the expected one; lookup() finds run.json keys that later versions renamed); else why not. A run.json without a header (written
     before there was one) is read as it is, and so is a header in the earlier one-word form "name/version"."""
     if not isinstance(doc, dict) or FORMAT not in doc:
         return None
     name, version = expected
-    if doc.get(FORMAT) == f"{name}/{version}" and FORMAT_VERSION not in doc:
-        return None
+    one_word = str(doc.get(FORMAT)).partition("/")
+    if one_word[0] == name and one_word[2] and FORMAT_VERSION not in doc:
+        found = int(one_word[2]) if one_word[2].isdigit() else one_word[2]
+        return None if isinstance(found, int) and oldest <= found <= version else \
+            f"{name} format version {found}; this reader knows versions {oldest} to {version}"
     if doc.get(FORMAT) != name:
         return f"format '{doc.get(FORMAT)}', not '{name}'"
     found = doc.get(FORMAT_VERSION)
-    if not isinstance(found, int) or isinstance(found, bool) or not 1 <= found <= version:
-        return f"{name} format version {found}; this reader knows versions 1 to {version}"
+    if not isinstance(found, int) or isinstance(found, bool) or not oldest <= found <= version:
+        known = f"version {version}" if oldest == version else f"versions {oldest} to {version}"
+        return f"{name} format version {found}; this reader knows {known}"
     return None

@@ -24,7 +24,7 @@ void to_json(nlohmann::json& j, const FileSystemInfo& fs) {
 }
 
 void to_json(nlohmann::json& j, const BandwidthSummary& b) {
-  j = {{"seconds", b.seconds}, {"best_gibs", b.best_gibs}, {"median_gibs", b.median_gibs}};
+  j = {{"repetitions_s", b.seconds}, {"best_gibytes_per_second", b.best_gibs}, {"median_gibytes_per_second", b.median_gibs}};
 }
 
 void to_json(nlohmann::json& j, const IoCase& c) {

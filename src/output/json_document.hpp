@@ -18,14 +18,17 @@ struct JsonFormat {
   int version;
 };
 
-// run.json's key names follow one rule: a duration ends in _s (seconds), an amount of memory in
-// _bytes, a rate is spelled out (mpoints_per_second). wave3d-run 2 renamed metrics.seconds to loop_s
-// and its other "seconds" keys after it (the other documents still have "seconds" keys).
-inline constexpr JsonFormat kRunFormat{"wave3d-run", 2};
-inline constexpr JsonFormat kBenchFormat{"wave3d-bench", 1};
-inline constexpr JsonFormat kStreamFormat{"wave3d-stream", 1};
+// Key names follow one rule in every document: a duration ends in _s (seconds) or _ns, an amount of
+// memory in _bytes, a rate in _per_second after what it counts (mpoints_per_second, gbytes_per_second
+// with 1 GB = 10^9 bytes, gibytes_per_second, gflop_per_second). Renames under that rule raised:
+// wave3d-run 2 (metrics.seconds -> loop_s and the other "seconds" keys after it) and 3 (metrics.gflops ->
+// gflop_per_second); wave3d-bench 2, wave3d-stream 2 and wave3d-iobench 2 (the rates, and the times of the
+// repetitions as repetitions_s).
+inline constexpr JsonFormat kRunFormat{"wave3d-run", 3};
+inline constexpr JsonFormat kBenchFormat{"wave3d-bench", 2};
+inline constexpr JsonFormat kStreamFormat{"wave3d-stream", 2};
 inline constexpr JsonFormat kNoiseFormat{"wave3d-noise", 1};
-inline constexpr JsonFormat kIobenchFormat{"wave3d-iobench", 1};
+inline constexpr JsonFormat kIobenchFormat{"wave3d-iobench", 2};
 inline constexpr JsonFormat kAdviseFormat{"wave3d-advise", 1};
 inline constexpr JsonFormat kTuningCacheFormat{"wave3d-blocking-cache", 2};
 inline constexpr JsonFormat kPlanFormat{"wave3d-plan", 1};  // wave3d plan --json, on stdout

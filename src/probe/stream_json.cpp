@@ -7,10 +7,10 @@ namespace wave3d {
 void to_json(nlohmann::json& j, const KernelBandwidth& k) {
   j = nlohmann::json{{"kernel", std::string(to_string(k.kernel))},
                      {"bytes_per_element", k.bytes_per_element},
-                     {"best_gbs", k.best_gbs},
-                     {"median_gbs", k.median_gbs},
-                     {"worst_gbs", k.worst_gbs},
-                     {"seconds", k.seconds}};
+                     {"best_gbytes_per_second", k.best_gbs},
+                     {"median_gbytes_per_second", k.median_gbs},
+                     {"worst_gbytes_per_second", k.worst_gbs},
+                     {"repetitions_s", k.seconds}};
 }
 
 void to_json(nlohmann::json& j, const StreamResult& r) {

@@ -48,9 +48,9 @@ def main():
         key = (case["placement"], case["files"], case["threads"])
         seen.add(key)
         bw = case["bandwidth"]
-        if not (bw["best_gibs"] > 0 and bw["median_gibs"] > 0 and bw["best_gibs"] >= bw["median_gibs"]):
+        if not (bw["best_gibytes_per_second"] > 0 and bw["median_gibytes_per_second"] > 0 and bw["best_gibytes_per_second"] >= bw["median_gibytes_per_second"]):
             failures.append(f"{key}: bandwidth {bw}")
-        if len(bw["seconds"]) != doc["repetitions"] or min(bw["seconds"]) <= 0:
+        if len(bw["repetitions_s"]) != doc["repetitions"] or min(bw["repetitions_s"]) <= 0:
             failures.append(f"{key}: {len(bw['seconds'])} times for {doc['repetitions']} repetitions")
         if not case["file_check_ok"]:
             failures.append(f"{key}: {case['file_check']}")
@@ -85,7 +85,7 @@ def main():
         if len(matrix["cases"]) != nodes ** 3 or kinds != set(matrix["paths_that_exist"]):
             failures.append(f"{nodes} NUMA nodes: {len(matrix['cases'])} path cases, kinds {kinds}")
         for c in matrix["cases"]:
-            if c["bandwidth"]["best_gibs"] <= 0:
+            if c["bandwidth"]["best_gibytes_per_second"] <= 0:
                 failures.append(f"path case {c} has no bandwidth")
             pages = c["page_cache_pages"]
             if pages.get("available") and pages["pages_per_node"].get(str(c["destination_node"]), 0) == 0:

@@ -174,7 +174,7 @@ TEST(StreamJson, CarriesRatesAndByteModel) {
   ASSERT_EQ(j[0]["kernels"].size(), 4u);
   EXPECT_EQ(j[0]["kernels"][3]["kernel"], "triad");
   EXPECT_EQ(j[0]["kernels"][3]["bytes_per_element"], 24);
-  EXPECT_GT(j[0]["kernels"][3]["best_gbs"].get<double>(), 0.0);
+  EXPECT_GT(j[0]["kernels"][3]["best_gbytes_per_second"].get<double>(), 0.0);
   EXPECT_TRUE(j[0].contains("byte_model"));
 }
 

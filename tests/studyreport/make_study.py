@@ -66,7 +66,7 @@ class StudyWriter:
         self.args = args
         self.directory = directory
         os.makedirs(directory, exist_ok=True)
-        self.doc = {"format": "wave3d-study", "format_version": 1, "command": "wave3d-study run",
+        self.doc = {"format": "wave3d-study", "format_version": 2, "command": "wave3d-study run",
                     "study": {"name": name, "description": description,
                               "file": os.path.join(directory, "study.toml")},
                     "job": {"scheduler": "local", "job_id": job_id, "nodes": 1, "host": socket.gethostname(),
@@ -81,7 +81,7 @@ class StudyWriter:
         for rep in range(1, self.doc["repetitions"] + 1):
             self.doc["runs"].append({"configuration": config["id"], "repetition": rep,
                                      "dir": f"{config['dir']}/rep{rep}", "status": "pending", "exit_status": None,
-                                     "seconds": None, "started_utc": None})
+                                     "duration_s": None, "started_utc": None})
         self.save()
 
     def save(self):
@@ -113,7 +113,7 @@ class StudyWriter:
                 daemon.send_signal(signal.SIGTERM)
                 daemon.wait(timeout=30)
         record.update(status="done" if done.returncode == 0 else "failed", exit_status=done.returncode,
-                      seconds=round(time.monotonic() - started, 3))
+                      duration_s=round(time.monotonic() - started, 3))
         record.update(recorded_placement(os.path.join(rep_dir, "run.json")))
         if not self.doc["machine"] and done.returncode == 0:
             with open(os.path.join(rep_dir, "run.json"), encoding="utf-8") as f:

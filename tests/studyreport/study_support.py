@@ -63,7 +63,7 @@ def write_run(rep_dir, mpoints, *, ranks=1, steps=6, step_s=1e-3, verification="
     per_step = list(zip(*[row[1:] for row in totals]))
     audit = {} if placement is None else {"placement_audit": placement}
     write_json(os.path.join(rep_dir, "run.json"), {**audit,
-        "metrics": {"mpoints_per_second": mpoints, "seconds": steps * step_s, "steps": steps},
+        "metrics": {"mpoints_per_second": mpoints, "loop_s": steps * step_s, "steps": steps},
         "jitter": {"noise_amplification": amplification, "step_time_p50_s": step_s,
                    "step_time_p99_s": p99_s if p99_s is not None else 2 * step_s, "step_time_max_s": 3 * step_s,
                    "per_step_max_s": [max(v) for v in per_step], "per_step_median_s": [sorted(v)[len(v) // 2]
@@ -84,7 +84,7 @@ class SyntheticStudy:
 
     def __init__(self, directory, name, axes, repetitions, machine=None):
         self.directory = directory
-        self.doc = {"format": "wave3d-study", "format_version": 1, "command": "wave3d-study run",
+        self.doc = {"format": "wave3d-study", "format_version": 2, "command": "wave3d-study run",
                     "study": {"name": name, "description": f"synthetic {name} study",
                               "file": os.path.join(directory, "study.toml")},
                     "job": {"scheduler": "slurm", "job_id": "4242", "nodes": 1, "host": "node01",
@@ -107,7 +107,7 @@ class SyntheticStudy:
             exit_status = extra.pop("exit_status", 0 if status == "done" else None)
             rel = f"runs/{cid}/rep{rep}"
             record = {"configuration": cid, "repetition": rep, "dir": rel, "status": status,
-                      "exit_status": exit_status, "seconds": 1.0 if status != "pending" else None, "started_utc": None}
+                      "exit_status": exit_status, "duration_s": 1.0 if status != "pending" else None, "started_utc": None}
             self.doc["runs"].append(record)
             if mpoints is not None:
                 write_run(os.path.join(self.directory, rel), mpoints, ranks=ranks, **extra)

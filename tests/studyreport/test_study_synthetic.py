@@ -449,9 +449,9 @@ class BadInput(unittest.TestCase):
 
     def test_another_format(self):
         study = self.small_study()
-        study.doc["format_version"] = 2
+        study.doc["format_version"] = 3
         study.write()
-        self.assert_one_line_error(report(self.dir), "study.json", "'wave3d-study version 2'", "'wave3d-study' version 1")
+        self.assert_one_line_error(report(self.dir), "study.json", "'wave3d-study version 3'", "'wave3d-study' version 2")
 
     def test_earlier_one_word_format_is_read(self):
         study = self.small_study()

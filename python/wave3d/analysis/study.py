@@ -45,7 +45,7 @@ class RunResult:
     path: str  # absolute
     status: str  # the runner's: done, failed, timeout, pending
     exit_status: object = None
-    seconds: object = None
+    duration_s: object = None
     error: str = None  # the runner's reason for a failure, when it gave one
     problem: str = None  # why the run is left out of the statistics; None when it counts
     values: dict = field(default_factory=dict)  # files.RUN_VALUES read from run.json (None where absent)
@@ -191,7 +191,7 @@ def _run_record(path, directory, index, doc, configurations):
     rel = doc.get("dir") or os.path.join(configurations[cid].dir, f"rep{repetition}")
     error = doc.get("error")
     return RunResult(configuration=cid, repetition=repetition, dir=rel, path=os.path.join(directory, rel),
-                     status=status, exit_status=doc.get("exit_status"), seconds=doc.get("seconds"),
+                     status=status, exit_status=doc.get("exit_status"), duration_s=doc.get("duration_s", doc.get("seconds")),
                      error=error if isinstance(error, str) and error else None)
 
 

@@ -100,12 +100,12 @@ def execute_run(context, configuration, run, started):
             exit_status, status = wait_for_run(command, output, context.env, timeout)
     except Interrupted as stop:
         run.update({"status": "interrupted", "exit_status": getattr(stop, "exit_status", None),
-                    "seconds": round(time.monotonic() - began, 3)})
+                    "duration_s": round(time.monotonic() - began, 3)})
         raise
     except StudyError as e:  # the daemon could not be started: this run has no valid result
-        run.update({"status": "failed", "exit_status": None, "error": str(e), "seconds": None})
+        run.update({"status": "failed", "exit_status": None, "error": str(e), "duration_s": None})
         return run
-    run.update({"status": status, "exit_status": exit_status, "seconds": round(time.monotonic() - began, 3)})
+    run.update({"status": status, "exit_status": exit_status, "duration_s": round(time.monotonic() - began, 3)})
     if isinstance(daemon, Daemon):
         run["daemon_exit_status"] = daemon.exit_status
     outcome = read_outcome(run_dir)

@@ -1,7 +1,7 @@
 """study.json: the expansion of a study and the state of each of its runs, rewritten atomically after
 every run so that a study cut short (time limit, node failure) can still be reported.
 
-A run records its status, exit status and seconds, and once its run.json exists its throughput,
+A run records its status, exit status and duration, and once its run.json exists its throughput,
 verification and placement: `placement_verdict` ("ok", "wrong", "not audited" for a run.json from a
 wave3d without the placement audit, "unreadable" for an audit without either verdict) and
 `placement_problems` (the kinds of problem the audit found)."""
@@ -28,7 +28,7 @@ def study_document(study, job, machine, axes, configurations, excluded, runs):
         "machine": machine,
         "axes": [{"name": name, "values": values} for name, values in axes],
         "repetitions": study.settings["study.repetitions"],
-        "run_timeout_seconds": study.settings["study.run_timeout_seconds"],
+        "run_timeout_s": study.settings["study.run_timeout_seconds"],
         "configurations": [{k: c[k] for k in CONFIGURATION_FIELDS} for c in configurations],
         "excluded": excluded,
         "runs": runs,

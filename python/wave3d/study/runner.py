@@ -96,7 +96,7 @@ def prepare_study_directory(study_dir, study, configs, wave3d, hostfile_args):
 def planned_runs(configs, repetitions):
     """Repetition-major: every configuration once, then again, so drift of the machine spreads evenly."""
     return [{"configuration": c["id"], "repetition": rep, "dir": f"{c['dir']}/rep{rep}", "status": "pending",
-             "exit_status": None, "seconds": None, "started_utc": None}
+             "exit_status": None, "duration_s": None, "started_utc": None}
             for rep in range(1, repetitions + 1) for c in configs]
 
 
@@ -112,7 +112,7 @@ def placement_text(run):
 
 def progress_line(run, index, total):
     details = [f"{run['mpoints_per_second']:.1f} MPoints/s"] if run.get("mpoints_per_second") else []
-    details += [f"{run['seconds']:.1f} s"] if run["seconds"] is not None else []
+    details += [f"{run['duration_s']:.1f} s"] if run["duration_s"] is not None else []
     placement = placement_text(run)
     details += [placement] if placement else []
     details += [run["error"]] if run.get("error") else []
