@@ -10,7 +10,7 @@ find_package(fmt REQUIRED)
 find_package(tomlplusplus REQUIRED)
 
 set(HDF5_PREFER_PARALLEL TRUE)
-find_package(HDF5 REQUIRED COMPONENTS C)
+find_package(HDF5 REQUIRED COMPONENTS C HL)
 if(NOT HDF5_IS_PARALLEL)
   message(FATAL_ERROR "wave3d needs a parallel (MPI) HDF5; found a serial one at ${HDF5_INCLUDE_DIRS}. "
                       "On Debian install libhdf5-openmpi-dev and not libhdf5-dev.")

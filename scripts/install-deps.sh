@@ -24,6 +24,8 @@ packages=(
   qemu-system-x86 linux-image-amd64 busybox-static python3-venv
   # The installation test loads the environment module that cmake --install writes (Lmod).
   lmod
+  # ParaView's own readers open the field files in a test (pvpython).
+  paraview python3-paraview
 )
 
 # virtme-ng boots the guest over this machine's root file system; it is not packaged in Debian 12.

@@ -52,7 +52,7 @@ DirectWriteReport write_field_file_direct(MPI_Comm comm, const std::filesystem::
   std::vector<std::uint64_t> offsets = mpi::collectively(comm, [&] {
     std::vector<std::uint64_t> found;
     Hid file = create_parallel_file(comm, temporary);
-    create_field_datasets(file.get(), temporary, header, fields, checksums, [&](hid_t dataset, std::size_t i) {
+    create_field_datasets(comm, file.get(), temporary, header, fields, checksums, [&](hid_t dataset, std::size_t i) {
       found.push_back(raw_data_offset(dataset, fields[i].dataset, dataset_bytes));
     });
     file.close("cannot close '" + temporary.string() + "'");

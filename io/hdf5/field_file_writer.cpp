@@ -1,6 +1,7 @@
 #include "io/hdf5/field_file_writer.hpp"
 
 #include "io/hdf5/attributes.hpp"
+#include "io/hdf5/coordinate_scales.hpp"
 #include "io/hdf5/file_commit.hpp"
 #include "io/hdf5/grid_dataset.hpp"
 #include "io/hdf5/parallel_file.hpp"
@@ -20,10 +21,12 @@ std::vector<std::uint64_t> global_field_checksums(MPI_Comm comm, const std::vect
 }
 
 template <typename T>
-void create_field_datasets(hid_t file, const std::filesystem::path& file_name, const FieldFileHeader& header,
-                           const std::vector<FieldToWrite<T>>& fields, const std::vector<std::uint64_t>& checksums,
+void create_field_datasets(MPI_Comm comm, hid_t file, const std::filesystem::path& file_name,
+                           const FieldFileHeader& header, const std::vector<FieldToWrite<T>>& fields,
+                           const std::vector<std::uint64_t>& checksums,
                            const std::function<void(hid_t dataset, std::size_t index)>& fill) {
   write_header(file, header);
+  const CoordinateScales coordinates = write_coordinate_scales(comm, file, header.grid_n, header.spacing);
   for (std::size_t i = 0; i < fields.size(); ++i) {
     const FieldToWrite<T>& f = fields[i];
     Hid dataset = create_grid_dataset<T>(file, f.dataset, header.grid_n);
@@ -33,6 +36,7 @@ void create_field_datasets(hid_t file, const std::filesystem::path& file_name, c
     write_text_attribute(dataset.get(), "units", "as init.amplitude (the scheme is linear)");
     write_real_attribute(dataset.get(), "time", static_cast<double>(f.time_level) * header.dt);  // level n: n dt
     write_text_attribute(dataset.get(), "time_units", "s");
+    attach_coordinate_scales(dataset.get(), coordinates);
     fill(dataset.get(), i);
     dataset.close("cannot close dataset '" + f.dataset + "' of '" + file_name.string() + "'");
   }
@@ -46,7 +50,7 @@ std::uint64_t write_field_file(MPI_Comm comm, const std::filesystem::path& path,
   const std::filesystem::path temporary = temporary_path(path);
   {
     Hid file = create_parallel_file(comm, temporary);
-    create_field_datasets(file.get(), temporary, header, fields, checksums, [&](hid_t dataset, std::size_t i) {
+    create_field_datasets(comm, file.get(), temporary, header, fields, checksums, [&](hid_t dataset, std::size_t i) {
       write_box<T>(dataset, owned_box(*fields[i].field));
       // The hook sees the first field's values written (H5Dwrite is collective and complete on return).
       if (i == 0 && after_first_field) after_first_field(temporary);
@@ -65,10 +69,10 @@ template std::vector<std::uint64_t> global_field_checksums<float>(MPI_Comm, cons
                                                                  const Grid&);
 template std::vector<std::uint64_t> global_field_checksums<double>(MPI_Comm, const std::vector<FieldToWrite<double>>&,
                                                                   const Grid&);
-template void create_field_datasets<float>(hid_t, const std::filesystem::path&, const FieldFileHeader&,
+template void create_field_datasets<float>(MPI_Comm, hid_t, const std::filesystem::path&, const FieldFileHeader&,
                                            const std::vector<FieldToWrite<float>>&, const std::vector<std::uint64_t>&,
                                            const std::function<void(hid_t, std::size_t)>&);
-template void create_field_datasets<double>(hid_t, const std::filesystem::path&, const FieldFileHeader&,
+template void create_field_datasets<double>(MPI_Comm, hid_t, const std::filesystem::path&, const FieldFileHeader&,
                                             const std::vector<FieldToWrite<double>>&, const std::vector<std::uint64_t>&,
                                             const std::function<void(hid_t, std::size_t)>&);
 template std::uint64_t write_field_file<float>(MPI_Comm, const std::filesystem::path&, const FieldFileHeader&,

@@ -36,11 +36,12 @@ template <typename T>
 std::vector<std::uint64_t> global_field_checksums(MPI_Comm comm, const std::vector<FieldToWrite<T>>& fields,
                                                   const Grid& grid);
 
-// Collective, in a file open on every rank: the header attributes, then for each field its dataset
-// with the "time_level" and "checksum" attributes, handed to fill(dataset, index) and then closed.
+// Collective, in a file open on every rank of comm: the header attributes, the coordinates /x, /y, /z
+// (coordinate_scales.hpp), then for each field its dataset with the "time_level" and "checksum"
+// attributes and the coordinates attached, handed to fill(dataset, index) and then closed.
 // Both writers (through HDF5 here, directly in io/direct) lay out the same file with it.
 template <typename T>
-void create_field_datasets(hid_t file, const std::filesystem::path& file_name, const FieldFileHeader& header,
+void create_field_datasets(MPI_Comm comm, hid_t file, const std::filesystem::path& file_name, const FieldFileHeader& header,
                            const std::vector<FieldToWrite<T>>& fields, const std::vector<std::uint64_t>& checksums,
                            const std::function<void(hid_t dataset, std::size_t index)>& fill);
 

@@ -66,6 +66,11 @@ def main():
         failures.check(int(f.attrs["step"]) == a.restart_step, f"{start}: step {f.attrs['step']}")
         failures.check(int(f["current"].attrs["time_level"]) == a.restart_step and
                        int(f["previous"].attrs["time_level"]) == a.restart_step - 1, f"{start}: time levels")
+        for name, field in f.items():
+            if field.ndim == 3:  # every field carries the coordinates /z, /y, /x as dimension scales
+                scales = [(dim.label, [scale.name for scale in dim.values()]) for dim in field.dims]
+                failures.check(scales == [("z", ["/z"]), ("y", ["/y"]), ("x", ["/x"])],
+                               f"{start}: the dimension scales of {name}: {scales}")
     fresh_directory(only_start)
     shutil.copy(checkpoints / f"checkpoint_{a.every:06d}.h5", only_start)
     shutil.copy(start, only_start)

@@ -4,7 +4,8 @@
 Runs wave3d on --ranks ranks with output.snapshot_every, and a reference run on 1 rank (other halo mode
 and thread count). For every snapshot: the file and no temporary left; its attributes (format, step,
 time, dt, spacing, stencil radius, grid, precision, boundary, the resolved config and the provenance as
-JSON); the dataset's shape [z][y][x], type and time level; its values bitwise equal to the reference
+JSON); the dataset's shape [z][y][x], type and time level; its
+dimension scales (labels z, y, x, coordinates in metres); its values bitwise equal to the reference
 run's; `h5dump -H` reads it. The last snapshot's norm equals run.json's l2_norm. The XDMF sidecar
 lists every snapshot with the right dimensions and times, pointing at files that exist. steps.csv has
 an io time exactly on the snapshot steps.
@@ -53,7 +54,24 @@ def check_file(f, path, step, failures):
     failures.check("checksum" in u.attrs, f"{path}: no checksum attribute")
     failures.check(float(u.attrs["time"]) == step * DT and text_attribute(u.attrs["time_units"]) == "s"
                    and "units" in u.attrs, f"{path}: the dataset's time, time_units and units")
+    check_coordinates(u, path, failures)
     return u[...]
+
+
+def check_coordinates(u, path, failures):
+    """The dataset's dimensions carry HDF5 dimension scales: labels z, y, x and one scale each holding the
+    coordinates in metres (index times the spacing, 10 m)."""
+    for dimension, (label, points) in enumerate(zip("zyx", u.shape)):
+        dim = u.dims[dimension]
+        failures.check(dim.label == label, f"{path}: dimension {dimension} is labelled {dim.label!r}, not {label!r}")
+        if len(dim) != 1:
+            failures.check(False, f"{path}: dimension {label} has {len(dim)} scales attached, expected 1")
+            continue
+        scale = dim[0]
+        failures.check(scale.name == f"/{label}" and text_attribute(scale.attrs.get("units", b"")) == "m",
+                       f"{path}: the scale of {label} is {scale.name} with units {scale.attrs.get('units')!r}")
+        failures.check(numpy.array_equal(scale[...], numpy.arange(points) * 10.0),
+                       f"{path}: the coordinates of {label} are not 0, 10, ... {10 * (points - 1)} m")
 
 
 def main():
