@@ -322,7 +322,8 @@ template <typename T>
 RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldIoContext& field_io_context,
                          const BeforeLoop& before_loop) {
   RunOutcome out;
-  RankRun<T> run{.config = requested};
+  RankRun<T> run;
+  run.config = requested;
   set_up(run, comm, out);
   StepDriver<T> driver(run.config.parallel, *run.solver, run.halo ? &*run.halo : nullptr,
                        run.deep_halo ? &*run.deep_halo : nullptr,
