@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,6 +62,28 @@ void record_failed_run(const std::filesystem::path& run_dir, const RunConfig& co
   }
 }
 
+// run.json of a run under way, written by rank 0 once the run directory exists and replaced when the run
+// ends: a job killed outright (SIGKILL at the time limit, a lost node) leaves a run.json that says the run
+// never completed, where it ran and with what, rather than a directory that looks like an empty run.
+void record_running_run(const std::filesystem::path& run_dir, const RunConfig& config, const MpiFacts& facts,
+                        const std::vector<std::string>& command_line, std::chrono::system_clock::time_point started) {
+  nlohmann::json document = {{"status", "running"}, {"host", short_hostname()}, {"config", config_to_json(config)}};
+  write_json_document(run_dir / kRunJsonName, kRunFormat, "run", collect_provenance(facts, command_line, started),
+                      std::move(document));
+}
+
+// A run refused before or during its loop leaves nothing behind: its run.json under way (only that:
+// a rank that failed alone has already replaced it with status "failed"), then the directory if empty.
+void remove_refused_run(const std::filesystem::path& run_dir) noexcept {
+  try {
+    const std::filesystem::path run_json = run_dir / kRunJsonName;
+    if (std::ifstream in(run_json); in && nlohmann::json::parse(in, nullptr, false).value("status", "") == "running")
+      std::filesystem::remove(run_json);
+  } catch (...) {
+  }
+  remove_if_empty(run_dir);
+}
+
 int execute_run(const RunOptions& options, MPI_Comm comm) {
   const auto started = std::chrono::system_clock::now();
   int rank = 0, size = 1, provided = MPI_THREAD_SINGLE;
@@ -86,8 +109,11 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
 
   // 2. Where the results go: created before any work, so a bad path costs nothing.
   std::filesystem::path run_dir;
+  const MpiFacts facts{mpi::library_version(), mpi::thread_level_name(provided), size};
   mpi::collectively(comm, [&] {
-    if (rank == 0) run_dir = create_run_directory(config.output.directory, config.output.name, started);
+    if (rank != 0) return;
+    run_dir = create_run_directory(config.output.directory, config.output.name, started);
+    record_running_run(run_dir, config, facts, options.command_line, started);
   });
   run_dir = mpi::broadcast_string(comm, run_dir.string(), 0);  // a rank that fails alone records it there
 
@@ -96,8 +122,7 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
   //    header with the binding map and any placement warning, once for the whole job.
   //    Snapshots and checkpoints go to the run directory, stamped with this run's provenance.
   const MachineInfo machine = collect_machine_info();
-  RunContext context{size, omp_get_max_threads(), mpi::thread_level_name(provided), mpi::library_version(),
-                     topology_summary(machine)};
+  RunContext context{size, omp_get_max_threads(), facts.thread_level, facts.library_version, topology_summary(machine)};
   JobPlacement job_placement;
   const BeforeLoop audit_and_announce = [&](const LoopSetup& setup) {
     job_placement = audit_job_placement(comm, collect_placement_facts(placement, setup), config.placement.strict);
@@ -115,13 +140,11 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
                   ? run_time_loop<float>(config, comm, field_io, audit_and_announce)
                   : run_time_loop<double>(config, comm, field_io, audit_and_announce);
   } catch (const mpi::CollectiveError&) {
-    // A run refused before or during its loop leaves no empty directory that would read as a run.
-    if (rank == 0) remove_if_empty(run_dir);
+    if (rank == 0) remove_refused_run(run_dir);
     throw;
   } catch (const std::exception& e) {
     // This rank failed alone and main ends the job; first its run.json says so, and where.
-    record_failed_run(run_dir, config, e.what(), rank, MpiFacts{context.mpi_library, context.mpi_thread_level, size},
-                      options.command_line, started);
+    record_failed_run(run_dir, config, e.what(), rank, facts, options.command_line, started);
     throw;
   }
 
@@ -130,7 +153,6 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
     if (rank != 0) return;
     std::fputs(format_summary(config, outcome).c_str(), stdout);
     std::printf("placement:   %s\n", job_placement.verdict_text().c_str());
-    const MpiFacts facts{context.mpi_library, context.mpi_thread_level, size};
     auto document = run_document(config, context, job_placement.map, outcome);
     document["status"] = "completed";
     document["placement"] = placement.summary;

@@ -32,7 +32,8 @@ STUDY_FORMAT = ("wave3d-study", 2)  # study.json, by the study runner (version 1
 REPORT_FORMAT = ("wave3d-study-report", 1)  # report.json, by the study report
 
 # Key paths in run.json, dotted.
-STATUS = "status"  # "completed", or "failed" when one rank ended the job (then FAILURE says where and why)
+STATUS = "status"  # "completed"; "failed" when one rank ended the job (then FAILURE says where and why);
+# "running" while the run is under way, and still in a run.json of a job that was killed outright
 FAILURE = "failure"
 MPOINTS_PER_SECOND = "metrics.mpoints_per_second"
 SECONDS = "metrics.loop_s"  # durations end in _s (version 1 and headerless files: metrics.seconds)
@@ -120,6 +121,20 @@ def lookup(doc, dotted, default=None):
     return default if found is MISSING else found
 
 
+def completion_problem(doc):
+    """None when run.json is of a completed run (or predates the status key); else why it holds no results."""
+    status = lookup(doc, STATUS)
+    if status is None or status == "completed":
+        return None
+    if status == "running":
+        return "status 'running': the job ended before the run did (killed, or out of time)"
+    failure = lookup(doc, FAILURE) or {}
+    if status == "failed" and isinstance(failure, dict):
+        return (f"status 'failed': rank {failure.get('rank')} on {failure.get('host')}: "
+                f"{failure.get('message')}")
+    return f"status {status!r}, not 'completed'"
+
+
 def _lookup(doc, dotted, default):
     node = doc
     for part in dotted.split("."):
@@ -131,16 +146,28 @@ def _lookup(doc, dotted, default):
 
 def format_problem(doc, expected=RUN_FORMAT, oldest=1):
     """None when doc's header names the expected format at a version this package reads (from oldest up to
-    the expected one; lookup() finds run.json keys that later versions renamed); else why not. A run.json without a header (written
-    before there was one) is read as it is, and so is a header in the earlier one-word form "name/version"."""
+    the expected one; lookup() finds run.json keys that later versions renamed); else why not. A run.json
+    without a header (written before there was one) is read as it is, and so is a header in the earlier
+    one-word form "name/version"."""
     if not isinstance(doc, dict) or FORMAT not in doc:
         return None
+    name, version = expected
+    found_name, found = doc.get(FORMAT), doc.get(FORMAT_VERSION)
+    one_word = str(found_name).partition("/")
+    if one_word[0] == name and one_word[2] and FORMAT_VERSION not in doc:
+        found_name, found = name, int(one_word[2]) if one_word[2].isdigit() else one_word[2]
+    if found_name != name:
+        return f"format '{found_name}', not '{name}'"
+    if not isinstance(found, int) or isinstance(found, bool) or not oldest <= found <= version:
+        known = f"version {version}" if oldest == version else f"versions {oldest} to {version}"
+        return f"{name} format version {found}; this reader knows {known}"
+    return None
     name, version = expected
     one_word = str(doc.get(FORMAT)).partition("/")
     if one_word[0] == name and one_word[2] and FORMAT_VERSION not in doc:
         found = int(one_word[2]) if one_word[2].isdigit() else one_word[2]
-        return None if isinstance(found, int) and oldest <= found <= version else \
-            f"{name} format version {found}; this reader knows versions {oldest} to {version}"
+        if isinstance(found, int) and oldest <= found <= version:
+            return None
     if doc.get(FORMAT) != name:
         return f"format '{doc.get(FORMAT)}', not '{name}'"
     found = doc.get(FORMAT_VERSION)

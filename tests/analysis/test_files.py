@@ -35,6 +35,17 @@ class Formats(unittest.TestCase):
         self.assertIn("version", files.format_problem({"format": name, "format_version": version + 1}))
         self.assertIn("not 'wave3d-run'", files.format_problem({"format": "wave3d-bench", "format_version": 1}))
         self.assertIsNone(files.format_problem({"format": "wave3d-study/1"}, files.STUDY_FORMAT))
+        self.assertIn("this reader knows version 2", files.format_problem({"format": "wave3d-iobench", "format_version": 1},
+                                                             files.IOBENCH_FORMAT, files.IOBENCH_OLDEST))
+
+
+class Completion(unittest.TestCase):
+    def test_only_a_completed_run_has_results(self):
+        self.assertIsNone(files.completion_problem({"status": "completed"}))
+        self.assertIsNone(files.completion_problem({"metrics": {}}))  # from before the status key
+        self.assertIn("the job ended before the run did", files.completion_problem({"status": "running"}))
+        failed = {"status": "failed", "failure": {"rank": 3, "host": "n7", "message": "out of memory"}}
+        self.assertEqual(files.completion_problem(failed), "status 'failed': rank 3 on n7: out of memory")
 
 
 if __name__ == "__main__":

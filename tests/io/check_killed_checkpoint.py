@@ -12,6 +12,7 @@ as a restart file with one message and exit code 2; a restart from the checkpoin
 newest complete checkpoint) on another rank count completes and ends with the checksum of the
 uninterrupted run.
 """
+import json
 import re
 import subprocess
 import sys
@@ -101,6 +102,11 @@ def main():
                        f"complete checkpoints: {sorted(p.name for p in checkpoints.glob('checkpoint_*.h5'))}")
     else:
         temporary = kill_during_a_write(wave3d_command(a, 2, writer, "killed"), checkpoints, failures)
+    # The killed run's directory says the run never completed: its run.json under way.
+    killed_json = a.results_dir / "runs" / "killed" / "run.json"
+    killed = json.loads(killed_json.read_text()) if killed_json.is_file() else {}
+    failures.check(killed.get("status") == "running" and killed.get("host") and killed.get("config"),
+                   f"{killed_json}: {killed.get('status')!r}, expected a run.json with status 'running', host, config")
     complete = sorted(checkpoints.glob("checkpoint_*.h5"))
     if not failures.check(bool(complete), "no complete checkpoint survived"):
         return failures.finish()

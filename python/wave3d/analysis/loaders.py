@@ -146,8 +146,9 @@ def load_run(directory):
         raise InputError(directory, "not a directory (expected a wave3d results directory with run.json and steps.csv)")
     run_json_path = os.path.join(directory, files.RUN_JSON)
     doc = _read_json(run_json_path)
-    if files.format_problem(doc):
-        raise InputError(run_json_path, files.format_problem(doc))
+    for problem in (files.format_problem(doc), files.completion_problem(doc)):
+        if problem:
+            raise InputError(run_json_path, problem)
     jitter = lookup(doc, files.JITTER)
     if not isinstance(jitter, dict) or "noise_amplification" not in jitter:
         raise InputError(run_json_path,

@@ -210,8 +210,9 @@ def _read_run_values(run):
     doc = _read_json(run_json, "the study runner marked this run done")
     if not isinstance(doc, dict):
         raise InputError(run_json, "not a JSON object (expected a wave3d run result)")
-    if files.format_problem(doc):
-        raise InputError(run_json, files.format_problem(doc))
+    for problem in (files.format_problem(doc), files.completion_problem(doc)):
+        if problem:
+            raise InputError(run_json, problem)
     run.values = {name: _number(lookup(doc, dotted)) for name, dotted in files.RUN_VALUES.items()}
     if run.values["mpoints_per_second"] is None:
         raise InputError(run_json, "metrics.mpoints_per_second is missing or not a number (not a wave3d run result?)")
