@@ -1,8 +1,10 @@
 #pragma once
-// The one seam between wave3d and a counter library. Exactly one implementation is built, chosen by
+// The one seam between wave3d and a counter library. Exactly one library backend is built, chosen by
 // the CMake option WAVE3D_WITH_PAPI in counters/sources.cmake: papi_backend.cpp (PAPI) or
-// no_papi_backend.cpp (nothing can be counted, and it says why). Everything above this interface is
-// the same in both builds, so no other file knows whether PAPI is there.
+// no_papi_backend.cpp (nothing can be counted, and it says why). The kernel's software events stand
+// behind it (software_events.hpp): what the library cannot count of them, perf_event_open counts
+// (software_event_fallback.hpp). Everything above this interface is the same in both builds, so no
+// other file knows whether PAPI is there.
 #include <memory>
 #include <optional>
 #include <span>
@@ -40,6 +42,7 @@ struct OpenedDramEvents {
 struct EventProbe {
   std::optional<std::string> problem;  // why it cannot be counted (one line)
   std::string modes;                   // where it counts when it can: "user+kernel", or "user" only
+  std::string counted_by;              // what counts it when it can: "PAPI", "perf_event_open"
 };
 
 class CounterBackend {
@@ -65,7 +68,10 @@ class CounterBackend {
   virtual OpenedDramEvents open_dram(std::span<const int> package_cpus) = 0;
 };
 
-// The backend this build was made with.
+// The counter library this build was made with, alone.
+std::unique_ptr<CounterBackend> make_library_backend();
+
+// What wave3d counts with: the library, and the kernel's software events where it cannot count them.
 std::unique_ptr<CounterBackend> make_counter_backend();
 
 }  // namespace wave3d::counters

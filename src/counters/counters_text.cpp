@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "counters/software_events.hpp"
+
 namespace wave3d::counters {
 namespace {
 
@@ -38,7 +40,7 @@ std::string dram_line(const JobCounters& job, double model_gbytes_per_second) {
     return fmt::format("DRAM bandwidth counters: not measured ({}); the model's estimate: {:.2f} GB/s", *job.unavailable,
                        model_gbytes_per_second);
   if (job.dram.problem)
-    return fmt::format("DRAM bandwidth counters: not exposed on this machine ({}); the model's estimate: {:.2f} GB/s",
+    return fmt::format("DRAM bandwidth counters: not measured ({}); the model's estimate: {:.2f} GB/s",
                        *job.dram.problem, model_gbytes_per_second);
   const double measured = job.seconds > 0 ? job.dram.bytes / job.seconds / 1e9 : 0.0;
   return fmt::format("DRAM bandwidth: {:.2f} GB/s measured (memory-controller CAS counts x 64 B, {} node{}, whole "
@@ -87,6 +89,13 @@ std::string format_counters_summary(const JobCounters& job, double model_gbytes_
   std::vector<std::string> user_only;
   for (const EventSummary& e : job.events)
     if (!e.problem && e.modes != "user+kernel") user_only.push_back(fmt::format("{} ({})", e.name, e.modes));
+  std::vector<std::string> by_kernel;
+  for (const EventSummary& e : job.events)
+    if (!e.problem && e.counted_by == kSoftwareEventsLibrary && !job.library.starts_with(kSoftwareEventsLibrary))
+      by_kernel.push_back(e.name);
+  if (!by_kernel.empty())
+    s += fmt::format("{}counted through perf_event_open, where {} could not: {}\n", kIndent,
+                     job.library.substr(0, job.library.find(',')), fmt::join(by_kernel, ", "));
   if (!user_only.empty())
     s += fmt::format("{}not counted in kernel mode (not permitted here): {}\n", kIndent, fmt::join(user_only, ", "));
   for (const auto& [reason, names] : missing_by_reason(job))

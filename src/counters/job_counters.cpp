@@ -121,7 +121,7 @@ JobCounters combine_rank_reports(const std::vector<RankReport>& ranks, int steps
 
   const std::vector<EventCounts>& names = ranks.front().regions.events;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    EventSummary event{names[i].name, std::nullopt, {}, names[i].modes, {}};
+    EventSummary event{names[i].name, std::nullopt, {}, names[i].modes, names[i].counted_by, {}};
     std::vector<std::optional<std::string>> problems;
     for (const RankReport& r : ranks) {
       const std::vector<EventCounts>& mine = r.regions.events;
@@ -133,10 +133,11 @@ JobCounters combine_rank_reports(const std::vector<RankReport>& ranks, int steps
         problems.push_back(mine[i].problem);
     }
     event.problem = merge_rank_problems(problems);
-    if (event.problem) event.modes.clear();
+    if (event.problem) event.modes.clear(), event.counted_by.clear();
     if (!event.problem) {
       for (const RankReport& r : ranks) {
         if (r.regions.events[i].modes != event.modes) event.modes = "differs between ranks";
+        if (r.regions.events[i].counted_by != event.counted_by) event.counted_by = "differs between ranks";
         event.per_rank_thread.push_back(r.regions.events[i].per_thread);
         for (const RegionCounts& thread : r.regions.events[i].per_thread) add_to(event.total, thread);
       }
@@ -156,6 +157,7 @@ nlohmann::json counters_json(const JobCounters& job, double model_gbytes_per_sec
                          {"reason", optional_text(e.problem)}};
     if (!e.problem) {
       entry["modes"] = e.modes;
+      entry["counted_by"] = e.counted_by;
       entry["total"] = region_object(e.total);
       entry["per_step"] = region_rates(e.total, job.steps);
       entry["per_second"] = region_rates(e.total, job.seconds);
@@ -194,7 +196,8 @@ nlohmann::json counters_json(const JobCounters& job, double model_gbytes_per_sec
            "each OpenMP thread counts its own events; every thread reads them at each region boundary, so a "
            "region holds all its threads did between two boundaries (idling included); totals are sums over "
            "threads and ranks, per_step divides by the steps, per_second by the time loop's seconds (loop_s); modes: "
-           "user+kernel, or user where the kernel does not permit counting kernel mode"},
+           "user+kernel, or user where the kernel does not permit counting kernel mode; counted_by: the counter "
+           "library, or perf_event_open for a kernel software event the library could not count"},
           {"ranks", job.ranks()},
           {"threads_per_rank", job.threads_per_rank},
           {"steps", job.steps},

@@ -18,6 +18,7 @@ struct EventSummary {
   std::optional<std::string> problem;  // why the job has no counts of it
   RegionCounts total{};                // over every thread of every rank
   std::string modes;                   // "user+kernel", "user", or "differs between ranks"
+  std::string counted_by;              // "PAPI", "perf_event_open", or "differs between ranks"
   std::vector<std::vector<RegionCounts>> per_rank_thread;  // [rank][thread]
 };
 

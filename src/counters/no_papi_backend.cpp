@@ -1,5 +1,5 @@
-// The counter backend of builds with WAVE3D_WITH_PAPI=OFF: nothing can be counted, and every answer
-// says why, so a run records its counters as not built in and goes on.
+// The counter library backend of builds with WAVE3D_WITH_PAPI=OFF: it counts nothing, and every answer
+// says why; the kernel's software events are still counted, through perf_event_open.
 #include "counters/counter_backend.hpp"
 
 namespace wave3d::counters {
@@ -12,7 +12,7 @@ class NoPapiBackend final : public CounterBackend {
   std::string library() const override { return "none"; }
   std::optional<std::string> unavailable_reason() const override { return kNotBuiltIn; }
   std::vector<EventProbe> probe(std::span<const std::string> names) override {
-    return std::vector<EventProbe>(names.size(), EventProbe{kNotBuiltIn, {}});
+    return std::vector<EventProbe>(names.size(), EventProbe{kNotBuiltIn, {}, {}});
   }
   OpenedEvents open_for_this_thread(std::span<const std::string>) override { return {nullptr, kNotBuiltIn}; }
   OpenedDramEvents open_dram(std::span<const int>) override {
@@ -24,6 +24,6 @@ class NoPapiBackend final : public CounterBackend {
 
 }  // namespace
 
-std::unique_ptr<CounterBackend> make_counter_backend() { return std::make_unique<NoPapiBackend>(); }
+std::unique_ptr<CounterBackend> make_library_backend() { return std::make_unique<NoPapiBackend>(); }
 
 }  // namespace wave3d::counters

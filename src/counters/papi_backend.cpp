@@ -214,6 +214,7 @@ class PapiBackend final : public CounterBackend {
         result[i].problem = try_with(sets[{component, modes}], component, modes, spelling);
         if (!result[i].problem) {
           result[i].modes = modes_text(name, modes, component);
+          result[i].counted_by = "PAPI";
           chosen_[name] = Choice{component, modes, spelling};
           break;
         }
@@ -399,6 +400,6 @@ class PapiBackend final : public CounterBackend {
 
 }  // namespace
 
-std::unique_ptr<CounterBackend> make_counter_backend() { return std::make_unique<PapiBackend>(); }
+std::unique_ptr<CounterBackend> make_library_backend() { return std::make_unique<PapiBackend>(); }
 
 }  // namespace wave3d::counters

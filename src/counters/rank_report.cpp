@@ -18,7 +18,8 @@ nlohmann::json rank_report_to_json(const RankReport& report) {
   nlohmann::json events = nlohmann::json::array();
   for (const EventCounts& e : report.regions.events)
     events.push_back(
-        {{"name", e.name}, {"problem", optional_text(e.problem)}, {"per_thread", e.per_thread}, {"modes", e.modes}});
+        {{"name", e.name}, {"problem", optional_text(e.problem)}, {"per_thread", e.per_thread}, {"modes", e.modes},
+         {"counted_by", e.counted_by}});
   nlohmann::json json{{"library", report.regions.library},
                       {"unavailable", optional_text(report.regions.unavailable)},
                       {"threads", report.regions.threads},
@@ -39,7 +40,7 @@ RankReport rank_report_from_json(const nlohmann::json& json) {
   for (const nlohmann::json& e : json.at("events"))
     report.regions.events.push_back({e.at("name").get<std::string>(), text_or_none(e.at("problem")),
                                      e.at("per_thread").get<std::vector<RegionCounts>>(),
-                                     e.at("modes").get<std::string>()});
+                                     e.at("modes").get<std::string>(), e.at("counted_by").get<std::string>()});
   if (const nlohmann::json& dram = json.at("dram"); !dram.is_null())
     report.dram = DramCounts{text_or_none(dram.at("problem")), dram.at("bytes").get<double>(),
                              dram.at("events").get<std::vector<std::string>>()};

@@ -140,12 +140,14 @@ RankCounts RegionCounters::counts() const {
   counts.threads = threads_;
   const std::optional<std::string> failed_thread = counting_ ? thread_problem() : std::nullopt;
   for (std::size_t i = 0; i < names_.size(); ++i)
-    counts.events.push_back({names_[i], probes_[i].problem, {}, probes_[i].problem ? "" : probes_[i].modes});
+    counts.events.push_back({names_[i], probes_[i].problem, {}, probes_[i].problem ? "" : probes_[i].modes,
+                             probes_[i].problem ? "" : probes_[i].counted_by});
   for (std::size_t k = 0; k < kept_.size(); ++k) {
     EventCounts& event = counts.events[kept_[k]];
     if (failed_thread) {
       event.problem = *failed_thread;
       event.modes.clear();
+      event.counted_by.clear();
       continue;
     }
     for (const ThreadSlot& slot : slots_) event.per_thread.push_back(slot.totals[k]);

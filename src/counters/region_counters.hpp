@@ -37,11 +37,12 @@ struct EventCounts {
   std::optional<std::string> problem;
   std::vector<RegionCounts> per_thread;  // one per thread of the team; empty when problem is set
   std::string modes;                     // "user+kernel" or "user" when counted
+  std::string counted_by;                // "PAPI", "perf_event_open" when counted
 };
 
 // Everything one rank counted.
 struct RankCounts {
-  std::string library;                     // "PAPI 7.0.0.0", "none"
+  std::string library;                     // "PAPI 7.0.0.0, perf_event_open", "perf_event_open"
   std::optional<std::string> unavailable;  // why nothing at all was counted
   int threads = 0;
   std::vector<EventCounts> events;  // in the order asked for

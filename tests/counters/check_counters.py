@@ -10,10 +10,13 @@ Whatever the machine can count, the report must be consistent:
   must be unavailable (a bogus name never stops the run);
 - every unavailable event is named in exactly one "counters:" line on stderr (once for the job, not per
   rank or thread); when nothing at all can be counted, one line says so;
+- each --counted NAME is available (the kernel's software events are counted on any Linux machine
+  that lets a process watch itself, through PAPI or else straight through perf_event_open);
 - available events: counts are integers >= 0; per rank and per thread as many entries as ranks and
   threads; a rank's total is the sum over its threads and the job's total the sum over ranks; compute +
   halo <= step for every thread (counters only grow and the regions lie inside the step); per_step and
-  per_second are the total over the steps and the seconds; perf::TASK-CLOCK, where counted, is > 0;
+  per_second are the total over the steps and the seconds; counted_by names PAPI or perf_event_open;
+  perf::TASK-CLOCK, where counted, is > 0 and at most the loop's time on every thread;
 - the summary on stdout has the counters block, and its DRAM line either gives a measured bandwidth
   (run.json dram available, bytes >= 0) or says the counters are not exposed, or not measured when no
   counter library works (run.json gives the reason and no bandwidth).
@@ -66,8 +69,16 @@ def check_available(e, c, ranks, threads, fail):
             fail(f"{name}: per_step {r} {e['per_step'][r]} != total / steps")
         if not close(e["per_second"][r], total[r] / c["loop_s"]):
             fail(f"{name}: per_second {r} {e['per_second'][r]} != total / seconds")
-    if name == "perf::TASK-CLOCK" and total["step"] <= 0:
-        fail("perf::TASK-CLOCK is counted but the step took no task time")
+    if e.get("counted_by") not in ("PAPI", "perf_event_open"):
+        fail(f"{name}: counted_by = {e.get('counted_by')!r}, expected PAPI or perf_event_open")
+    if name == "perf::TASK-CLOCK":
+        # Nanoseconds of CPU time of the team's threads: more than none, and no thread has more CPU time
+        # than the loop has wall time.
+        if total["step"] <= 0:
+            fail("perf::TASK-CLOCK is counted but the step took no task time")
+        if total["step"] > ranks * threads * c["loop_s"] * 1e9 * 1.01:
+            fail(f"perf::TASK-CLOCK: {total['step']} ns of task time in a loop of {c['loop_s']} s on "
+                 f"{ranks} x {threads} threads")
 
 
 def main():
@@ -79,6 +90,8 @@ def main():
     group.add_argument("--events")
     group.add_argument("--default-events", action="store_true")
     ap.add_argument("--unavailable", action="append", default=[])
+    ap.add_argument("--counted", action="append", default=[],
+                    help="an event that must be counted on this machine (the kernel's software events always are)")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     command = a.command[1:] if a.command and a.command[0] == "--" else a.command
@@ -128,6 +141,9 @@ def main():
                             fail(f"{e['name']} is unavailable and named on {len(hits)} stderr lines, expected 1")
                 else:
                     fail(f"{e['name']}: status {e['status']!r}")
+            for name in a.counted:
+                if not any(e["name"] == name and e["status"] == "available" for e in c["events"]):
+                    fail(f"{name} should be counted (PAPI, or perf_event_open where PAPI cannot)")
             for name in a.unavailable:
                 if any(e["name"] == name and e["status"] != "unavailable" for e in c["events"]):
                     fail(f"{name} should be unavailable")
@@ -141,8 +157,7 @@ def main():
             else:
                 if not dram["reason"] or "gbytes_per_second" in dram:
                     fail(f"DRAM not measured, but run.json says {dram}")
-                said = ("DRAM bandwidth counters: not measured" if c["unavailable"] is not None
-                        else "DRAM bandwidth counters: not exposed on this machine")
+                said = "DRAM bandwidth counters: not measured ("
                 if said not in proc.stdout:
                     fail(f"the summary does not say '{said}'")
             if not re.search(r"^counters: +\S", proc.stdout, re.MULTILINE):

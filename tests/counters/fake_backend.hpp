@@ -46,8 +46,8 @@ class FakeBackend final : public CounterBackend {
   std::vector<EventProbe> probe(std::span<const std::string> names) override {
     std::vector<EventProbe> result;
     for (const std::string& n : names)
-      result.push_back(n.starts_with("fake::steady-") ? EventProbe{std::nullopt, "user+kernel"}
-                                                       : EventProbe{"no such fake event", {}});
+      result.push_back(n.starts_with("fake::steady-") ? EventProbe{std::nullopt, "user+kernel", {}}
+                                                       : EventProbe{"no such fake event", {}, {}});
     return result;
   }
   OpenedEvents open_for_this_thread(std::span<const std::string> names) override {

@@ -19,10 +19,10 @@ RankReport rank(std::vector<EventCounts> events, int threads = 2) {
 }
 
 EventCounts counted(std::string name, std::vector<RegionCounts> per_thread, std::string modes = "user+kernel") {
-  return {std::move(name), std::nullopt, std::move(per_thread), std::move(modes)};
+  return {std::move(name), std::nullopt, std::move(per_thread), std::move(modes), "PAPI"};
 }
 
-EventCounts missing(std::string name, std::string why) { return {std::move(name), std::move(why), {}, {}}; }
+EventCounts missing(std::string name, std::string why) { return {std::move(name), std::move(why), {}, {}, {}}; }
 
 TEST(JobCounters, TotalsAreSumsOverThreadsAndRanks) {
   const std::vector<RankReport> ranks{
@@ -44,6 +44,7 @@ TEST(JobCounters, TotalsAreSumsOverThreadsAndRanks) {
   const nlohmann::json& e = json["events"][0];
   EXPECT_EQ(e["status"], "available");
   EXPECT_EQ(e["modes"], "user+kernel");
+  EXPECT_EQ(e["counted_by"], "PAPI");
   EXPECT_EQ(e["total"]["compute"], 53);
   EXPECT_EQ(e["total"]["step"], 81);
   EXPECT_DOUBLE_EQ(e["per_step"]["step"].get<double>(), 81.0 / 4);
@@ -127,7 +128,7 @@ TEST(JobCounters, DramNotExposedIsSaidBesideTheModelNeverEstimated) {
   const JobCounters job = combine_rank_reports({r0, rank({counted("perf::TASK-CLOCK", {{1, 1, 3}, {1, 1, 3}})})}, 10, 2.0);
   EXPECT_EQ(job.dram.problem, "no uncore PMU");
   const std::string text = format_counters_summary(job, 12.345);
-  EXPECT_NE(text.find("DRAM bandwidth counters: not exposed on this machine (no uncore PMU); the model's estimate: "
+  EXPECT_NE(text.find("DRAM bandwidth counters: not measured (no uncore PMU); the model's estimate: "
                       "12.35 GB/s"),
             std::string::npos)
       << text;
