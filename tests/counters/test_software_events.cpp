@@ -32,6 +32,18 @@ double spin(int iterations) {
   return sum;
 }
 
+// One step of two threads spinning in the compute region.
+void busy_step(RegionCounters& counters) {
+  counters.begin_step();
+#pragma omp parallel num_threads(2)
+  {
+    volatile double sink = spin(2'000'000);
+    (void)sink;
+  }
+  counters.end_of(Region::compute);
+  counters.end_step();
+}
+
 // Opens `names` on this thread with the software backend, or fails the test saying why not.
 std::unique_ptr<EventReader> open_software(CounterBackend& backend, const std::vector<std::string>& names) {
   const std::vector<EventProbe> probes = backend.probe(names);
@@ -107,13 +119,7 @@ TEST(SoftwareEventFallback, CountsWhatTheLibraryCannotAndLeavesItTheRest) {
   const std::vector<std::string> names{"fake::steady-2", "perf::TASK-CLOCK", "PAPI_TOT_CYC", "fake::steady-3"};
   RegionCounters counters(*combined, names, 2);
   ASSERT_TRUE(counters.counting());
-  for (int s = 0; s < 2; ++s) {
-    counters.begin_step();
-#pragma omp parallel num_threads(2)
-    { volatile double sink = spin(2'000'000); (void)sink; }
-    counters.end_of(Region::compute);
-    counters.end_step();
-  }
+  for (int s = 0; s < 2; ++s) busy_step(counters);
   const RankCounts counts = counters.counts();
   EXPECT_EQ(counts.library, "fake 1.0, perf_event_open");
   ASSERT_EQ(counts.events.size(), names.size());
@@ -139,11 +145,7 @@ TEST(SoftwareEventFallback, WithoutTheLibraryTheSoftwareEventsStillCount) {
   EXPECT_EQ(combined->library(), kSoftwareEventsLibrary);
   RegionCounters counters(*combined, {"PAPI_TOT_CYC", "perf::TASK-CLOCK"}, 2);
   ASSERT_TRUE(counters.counting());
-  counters.begin_step();
-#pragma omp parallel num_threads(2)
-  { volatile double sink = spin(2'000'000); (void)sink; }
-  counters.end_of(Region::compute);
-  counters.end_step();
+  busy_step(counters);
   const RankCounts counts = counters.counts();
   ASSERT_TRUE(counts.events[0].problem);
   EXPECT_NE(counts.events[0].problem->find("the fake library is off"), std::string::npos);
