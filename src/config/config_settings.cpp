@@ -1,12 +1,16 @@
 #include "config/config_settings.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "config/config_value.hpp"
 
@@ -22,12 +26,38 @@ bool is_section(std::string_view prefix) {
   return false;
 }
 
+// What a TOML value is, as an error message names it.
+std::string what_value_is(const toml::node& node) {
+  if (const auto* array = node.as_array()) return array->is_array_of_tables() ? "an array of tables" : "an array";
+  switch (node.type()) {
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a number";
+    case toml::node_type::boolean: return "a boolean";
+    default: return "a date or time";
+  }
+}
+
+// A section written as something else (grid = 5, [[grid]]): say what was expected there.
+ConfigError not_a_section_error(std::string_view key, const toml::node& node, std::string_view origin) {
+  std::vector<std::string_view> names;
+  for (const KeySpec& spec : config_schema())
+    if (spec.key.size() > key.size() && spec.key.starts_with(key) && spec.key[key.size()] == '.')
+      names.push_back(spec.key.substr(key.size() + 1));
+  constexpr std::size_t kShown = 4;
+  const std::string shown = fmt::format("{}{}", fmt::join(names.begin(), names.begin() + std::min(names.size(), kShown), ", "),
+                                        names.size() > kShown ? ", ..." : "");
+  return ConfigError(fmt::format("{}: {} is a section, a table written [{}] with keys such as {} beneath it; here it is {}",
+                                 origin, key, key, shown, what_value_is(node)));
+}
+
 void add_node(Settings& settings, const std::string& key, const toml::node& node, std::string_view source_name) {
   const std::string origin = origin_of(source_name, node);
   if (const KeySpec* spec = find_key_spec(key)) {
     settings.insert_or_assign(key, Setting{check_value(*spec, node, origin), origin});
     return;
   }
+  if (!node.is_table() && is_section(key)) throw not_a_section_error(key, node, origin);
   // Walk into any table, known section or not: a misspelt [gird] then reports gird.n, for which
   // grid.n is the obvious suggestion.
   const auto* table = node.as_table();

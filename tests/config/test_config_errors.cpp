@@ -61,6 +61,10 @@ TEST(ConfigError, UnknownKeyInFileSuggestsTheClosest) {
 
 TEST(ConfigError, UnknownSectionSuggestsTheClosest) {
   expect_message(file_error("[gird]\nn = [8, 8, 8]\n"), {"x.toml:2", "unknown key gird.n", "did you mean grid.n?"});
+  // A section written as a value or as an array of tables says what was expected there.
+  expect_message(file_error("grid = 5\n"), {"x.toml:1", "grid is a section, a table written [grid] with keys such as n,",
+                                             "here it is an integer"});
+  expect_message(file_error("[[grid]]\nn = [8, 8, 8]\n"), {"x.toml:1", "grid is a section", "here it is an array of tables"});
 }
 
 TEST(ConfigError, RightNameInTheWrongSection) {
@@ -85,7 +89,7 @@ TEST(ConfigError, UnknownEmptySection) {
 }
 
 TEST(ConfigError, ValueWhereASectionBelongs) {
-  expect_message(file_error("grid = 3\n"), {"x.toml:1", "unknown key grid"});
+  expect_message(file_error("grid = 3\n"), {"x.toml:1", "grid is a section", "here it is an integer"});
 }
 
 // ---- wrong type -----------------------------------------------------------------------------------
