@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "runtime/byte_size.hpp"
 #include "runtime/machine_info.hpp"
 #include "runtime/thread_binding.hpp"
+#include "runtime/thread_limit.hpp"
 #include "solver/wave_solver.hpp"
 #include "stencil/coefficients.hpp"
 #include "stencil/kernel.hpp"
@@ -122,6 +124,12 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
   const std::vector<int> thread_counts =
       o.threads.empty() ? (omp_get_max_threads() > 1 ? std::vector<int>{1, omp_get_max_threads()} : std::vector<int>{1})
                         : parse_thread_list(o.threads);
+  mpi::collectively(comm, [&] {
+    const ThreadLimit limit = this_process_thread_limit();
+    for (int threads : thread_counts)
+      if (auto why = thread_count_problem(threads, o.threads.empty() ? "OMP_NUM_THREADS" : "--threads", limit))
+        throw std::invalid_argument(*why);
+  });
 
   // What the bounds assume per point for this radius and precision.
   const bool single = settings.stencil.precision == Precision::single;

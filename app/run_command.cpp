@@ -95,6 +95,7 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
   //    settle the thread count, the progress thread's core and the memory node.
   RunConfig config = load_config_on_root(comm, options.config_path, options.overrides);
   if (options.strict_placement) config.placement.strict = true;
+  check_thread_count(config, comm);
   if (options.check_only) {
     if (rank == 0) std::printf("wave3d run: configuration accepted\n");
     return 0;

@@ -34,6 +34,7 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
   RunConfig config = load_config_on_root(comm, o.config_path, o.overrides);
   config.tune.size = true;
   if (o.sweep_steps) config.tune.steps = true;
+  check_thread_count(config, comm);
   if (config.threads > 0) omp_set_num_threads(config.threads);
   (void)apply_placement(config, comm);  // measure with the threads where the run will have them
   const int ranks = mpi::size_of(comm), rank = mpi::rank_in(comm);

@@ -11,6 +11,7 @@
 #include "runtime/bind_threads.hpp"
 #include "runtime/cpu_list.hpp"
 #include "runtime/thread_binding.hpp"
+#include "runtime/thread_limit.hpp"
 #include "topology/placement_plan.hpp"
 #include "topology/reserved_cores.hpp"
 #include "topology/topology.hpp"
@@ -43,6 +44,16 @@ void choose_high_bandwidth_memory(RunConfig& config, AppliedPlacement& applied) 
 }
 
 }  // namespace
+
+void check_thread_count(const RunConfig& config, MPI_Comm comm) {
+  mpi::collectively(comm, [&] {
+    const bool asked = config.threads > 0;
+    if (auto why = thread_count_problem(asked ? config.threads : omp_get_max_threads(),
+                                        asked ? "run.threads" : "OMP_NUM_THREADS (run.threads = 0)",
+                                        this_process_thread_limit()))
+      throw std::invalid_argument(*why);
+  });
+}
 
 AppliedPlacement apply_placement(RunConfig& config, MPI_Comm comm) {
   AppliedPlacement applied;

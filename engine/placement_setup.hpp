@@ -23,6 +23,10 @@ struct AppliedPlacement {
   std::vector<std::string> notices;               // e.g. no high-bandwidth memory here
 };
 
+// Collective over comm: refuses, on every rank, a thread count no process could start (run.threads, or
+// OMP_NUM_THREADS when it is 0; runtime/thread_limit.hpp). Call before any parallel region.
+void check_thread_count(const RunConfig& config, MPI_Comm comm);
+
 // Collective over comm. May set the OpenMP thread count (a layout with run.threads = 0 fills the
 // rank's cores) and returns what was applied. Adjusts `config` where the plan decides: the progress
 // thread's core, the memory policy for high-bandwidth memory. Errors are agreed on by all ranks.

@@ -231,7 +231,9 @@ constexpr KeySpec kSchema[] = {
      .default_toml = "0",
      .min = 0,
      .max = kIntMax,
-     .doc = "OpenMP threads per rank; 0 = the OpenMP default (OMP_NUM_THREADS).",
+     .doc = "OpenMP threads per rank; 0 = the OpenMP default (OMP_NUM_THREADS). At most 64 per CPU the rank may run "
+            "on and at most the OpenMP runtime's limit (OMP_THREAD_LIMIT), checked on every rank; more threads than "
+            "CPUs run, and the binding audit calls the node oversubscribed.",
      .apply = [](RunConfig& c, const ConfigValue& v) { c.threads = as_int(v); },
      .read = [](const RunConfig& c) -> ConfigValue { return std::int64_t{c.threads}; }},
     {.key = "run.progress",
