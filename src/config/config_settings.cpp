@@ -38,17 +38,21 @@ std::string what_value_is(const toml::node& node) {
   }
 }
 
-// A section written as something else (grid = 5, [[grid]]): say what was expected there.
-ConfigError not_a_section_error(std::string_view key, const toml::node& node, std::string_view origin) {
+// The first few keys of section `prefix`: "n, spacing, boundary, ..." (or "grid.n, ..." with the prefix).
+std::string section_keys_text(std::string_view prefix, bool with_prefix = true) {
   std::vector<std::string_view> names;
   for (const KeySpec& spec : config_schema())
-    if (spec.key.size() > key.size() && spec.key.starts_with(key) && spec.key[key.size()] == '.')
-      names.push_back(spec.key.substr(key.size() + 1));
+    if (spec.key.size() > prefix.size() && spec.key.starts_with(prefix) && spec.key[prefix.size()] == '.')
+      names.push_back(with_prefix ? std::string_view(spec.key) : std::string_view(spec.key).substr(prefix.size() + 1));
   constexpr std::size_t kShown = 4;
-  const std::string shown = fmt::format("{}{}", fmt::join(names.begin(), names.begin() + std::min(names.size(), kShown), ", "),
-                                        names.size() > kShown ? ", ..." : "");
+  return fmt::format("{}{}", fmt::join(names.begin(), names.begin() + std::min(names.size(), kShown), ", "),
+                     names.size() > kShown ? ", ..." : "");
+}
+
+// A section written as something else (grid = 5, [[grid]]): say what was expected there.
+ConfigError not_a_section_error(std::string_view key, const toml::node& node, std::string_view origin) {
   return ConfigError(fmt::format("{}: {} is a section, a table written [{}] with keys such as {} beneath it; here it is {}",
-                                 origin, key, key, shown, what_value_is(node)));
+                                 origin, key, key, section_keys_text(key, false), what_value_is(node)));
 }
 
 void add_node(Settings& settings, const std::string& key, const toml::node& node, std::string_view source_name) {
@@ -68,6 +72,9 @@ void add_node(Settings& settings, const std::string& key, const toml::node& node
 }  // namespace
 
 ConfigError unknown_key_error(std::string_view key, std::string_view origin) {
+  if (is_section(key))
+    return ConfigError(fmt::format("{}: {} is a section, not a setting; set one of its keys ({})", origin, key,
+                                   section_keys_text(key)));
   const auto suggestion = closest_key(key);
   return ConfigError(suggestion ? fmt::format("{}: unknown key {}; did you mean {}?", origin, key, *suggestion)
                                 : fmt::format("{}: unknown key {}; `wave3d run --help` lists every key", origin, key));

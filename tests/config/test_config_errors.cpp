@@ -69,6 +69,7 @@ TEST(ConfigError, UnknownSectionSuggestsTheClosest) {
 
 TEST(ConfigError, RightNameInTheWrongSection) {
   expect_message(set_error({"grid.radius=4"}), {"--set", "unknown key grid.radius", "did you mean stencil.radius?"});
+  expect_message(set_error({"grid=5"}), {"--set: grid is a section, not a setting; set one of its keys (grid.n, grid.spacing"});
   expect_message(file_error("steps = 4\n"), {"x.toml:1", "unknown key steps", "did you mean blocking.steps or run.steps?"});
 }
 
