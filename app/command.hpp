@@ -6,10 +6,18 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace wave3d::app {
+
+// A job every rank agrees has failed after its work began (an I/O error in the time loop, say), as
+// opposed to input refused before it: main prints the message once and exits 1, not 2.
+class FailedWhileRunning : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 struct Command {
   CLI::App* cli = nullptr;

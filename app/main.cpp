@@ -77,6 +77,9 @@ int main(int argc, char** argv) {
     if (!command.cli->parsed()) continue;
     try {
       return command.run(MPI_COMM_WORLD, std::vector<std::string>(argv, argv + argc));
+    } catch (const app::FailedWhileRunning& e) {
+      if (rank == 0) std::fprintf(stderr, "wave3d: error: %s\n", e.what());
+      return 1;
     } catch (const mpi::CollectiveError& e) {
       // Every rank holds the same message; rank 0 prints it once.
       if (rank == 0) std::fprintf(stderr, "wave3d: error: %s\n", e.what());

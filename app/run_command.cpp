@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,15 +47,18 @@ int exit_code_for(const RunOutcome& outcome) {
   return outcome.verification.status == VerificationStatus::failed ? 1 : 0;
 }
 
-// run.json of a run that one rank ended: the header, status "failed", which rank on which host and why,
-// and the configuration. Written by the failing rank itself just before the job is aborted (on a file
-// system the other nodes share, where the run directory is); best effort, it never hides the failure.
+// run.json of a failed run: the header, status "failed", which rank on which host (null when the
+// writer cannot know it) and why, and the configuration. Written by the failing rank itself just
+// before the job is aborted, or by rank 0 when all ranks agree on the failure (on a file system the
+// other nodes share, where the run directory is); best effort, it never hides the failure.
 void record_failed_run(const std::filesystem::path& run_dir, const RunConfig& config, const std::string& what, int rank,
-                       const MpiFacts& facts, const std::vector<std::string>& command_line,
+                       const std::optional<std::string>& host, const MpiFacts& facts,
+                       const std::vector<std::string>& command_line,
                        std::chrono::system_clock::time_point started) noexcept {
   try {
     nlohmann::json document = {{"status", "failed"},
-                               {"failure", {{"rank", rank}, {"host", short_hostname()}, {"message", what}}},
+                               {"failure", {{"rank", rank}, {"host", host ? nlohmann::json(*host) : nlohmann::json()},
+                                            {"message", what}}},
                                {"config", config_to_json(config)}};
     write_json_document(run_dir / kRunJsonName, kRunFormat, "run", collect_provenance(facts, command_line, started),
                         std::move(document));
@@ -125,8 +129,10 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
   const MachineInfo machine = collect_machine_info();
   RunContext context{size, omp_get_max_threads(), facts.thread_level, facts.library_version, topology_summary(machine)};
   JobPlacement job_placement;
+  bool loop_began = false;  // set up, placement accepted, first step next: from here a failure is not bad input
   const BeforeLoop audit_and_announce = [&](const LoopSetup& setup) {
     job_placement = audit_job_placement(comm, collect_placement_facts(placement, setup), config.placement.strict);
+    loop_began = true;
     if (rank != 0) return;
     context.threads_per_rank = omp_get_max_threads();
     std::fputs(format_header(config, context, job_placement.map).c_str(), stdout);
@@ -140,12 +146,20 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
     outcome = config.precision == Precision::single
                   ? run_time_loop<float>(config, comm, field_io, audit_and_announce)
                   : run_time_loop<double>(config, comm, field_io, audit_and_announce);
-  } catch (const mpi::CollectiveError&) {
-    if (rank == 0) remove_refused_run(run_dir);
-    throw;
+  } catch (const mpi::CollectiveError& e) {
+    if (!loop_began) {
+      if (rank == 0) remove_refused_run(run_dir);
+      throw;
+    }
+    // Every rank agrees the run failed in its loop: run.json says so beside what it wrote, and main exits 1.
+    if (rank == 0)
+      record_failed_run(run_dir, config, e.what(), e.failing_rank(),
+                        e.failing_rank() == 0 ? std::optional(short_hostname()) : std::nullopt, facts,
+                        options.command_line, started);
+    throw FailedWhileRunning(e.what());
   } catch (const std::exception& e) {
     // This rank failed alone and main ends the job; first its run.json says so, and where.
-    record_failed_run(run_dir, config, e.what(), rank, facts, options.command_line, started);
+    record_failed_run(run_dir, config, e.what(), rank, short_hostname(), facts, options.command_line, started);
     throw;
   }
 

@@ -48,44 +48,54 @@ DirectWriteReport write_field_file_direct(MPI_Comm comm, const std::filesystem::
   const std::vector<std::uint64_t> checksums = global_field_checksums(comm, fields, grid);
   const std::filesystem::path temporary = temporary_path(path);
   const std::uint64_t dataset_bytes = static_cast<std::uint64_t>(box_from_extents(header.grid_n).volume()) * sizeof(T);
-  // 1. The file's structure, collectively; HDF5 errors are the same on every rank, so they agree.
-  std::vector<std::uint64_t> offsets = mpi::collectively(comm, [&] {
-    std::vector<std::uint64_t> found;
-    Hid file = create_parallel_file(comm, temporary);
-    create_field_datasets(comm, file.get(), temporary, header, fields, checksums, [&](hid_t dataset, std::size_t i) {
-      found.push_back(raw_data_offset(dataset, fields[i].dataset, dataset_bytes));
-    });
-    file.close("cannot close '" + temporary.string() + "'");
-    return found;
+  mpi::collectively(comm, [&] {
+    if (mpi::rank_in(comm) == 0) check_room_for(path, dataset_bytes * fields.size() + metadata_allowance(header));
   });
-
-  // 2. Every rank's rows, by its I/O threads. A failure on one rank becomes an error on all of them.
   DirectWriteReport report;
-  const NodeAwareWriteResult written = mpi::collectively(comm, [&] {
-    std::vector<WriteSegment> rows;
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      const std::vector<WriteSegment> r = box_rows_in_dataset(owned_rows(*fields[i].field), header.grid_n, offsets[i]);
-      rows.insert(rows.end(), r.begin(), r.end());
-    }
-    const std::string name = temporary.string();
-    const int fd = ::open(name.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-      throw std::runtime_error(fmt::format("cannot open {} to write the field directly: {}", name,
-                                           std::generic_category().message(errno)));
-    NodeAwareWriteResult result;
-    try {
-      const NodeAwareWriter writer;
-      result = writer.write(fd, name, rows, NodeAwareWriteOptions{.threads = options.io_threads, .bind = options.bind});
-      // On a parallel file system the other ranks' data must be on the servers before rank 0 publishes.
-      if (::fsync(fd) != 0)
-        throw std::runtime_error(fmt::format("fsync of {}: {}", name, std::generic_category().message(errno)));
-    } catch (...) {
-      ::close(fd);
-      throw;
-    }
-    close_or_throw(fd, name);
-    return result;
-  });
+  NodeAwareWriteResult written;
+  try {
+    // 1. The file's structure, collectively; HDF5 errors are the same on every rank, so they agree.
+    std::vector<std::uint64_t> offsets = mpi::collectively(comm, [&] {
+      std::vector<std::uint64_t> found;
+      Hid file = create_parallel_file(comm, temporary);
+      create_field_datasets(comm, file.get(), temporary, header, fields, checksums, [&](hid_t dataset, std::size_t i) {
+        found.push_back(raw_data_offset(dataset, fields[i].dataset, dataset_bytes));
+      });
+      file.close("cannot close '" + temporary.string() + "'");
+      return found;
+    });
+
+    // 2. Every rank's rows, by its I/O threads. A failure on one rank becomes an error on all of them.
+    written = mpi::collectively(comm, [&] {
+      std::vector<WriteSegment> rows;
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        const std::vector<WriteSegment> r = box_rows_in_dataset(owned_rows(*fields[i].field), header.grid_n, offsets[i]);
+        rows.insert(rows.end(), r.begin(), r.end());
+      }
+      const std::string name = temporary.string();
+      const int fd = ::open(name.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0)
+        throw std::runtime_error(fmt::format("cannot open {} to write the field directly: {}", name,
+                                             std::generic_category().message(errno)));
+      NodeAwareWriteResult result;
+      try {
+        const NodeAwareWriter writer;
+        result = writer.write(fd, name, rows, NodeAwareWriteOptions{.threads = options.io_threads, .bind = options.bind});
+        // On a parallel file system the other ranks' data must be on the servers before rank 0 publishes.
+        if (::fsync(fd) != 0)
+          throw std::runtime_error(fmt::format("fsync of {}: {}", name, std::generic_category().message(errno)));
+      } catch (...) {
+        ::close(fd);
+        throw;
+      }
+      close_or_throw(fd, name);
+      return result;
+    });
+  } catch (const mpi::CollectiveError&) {
+    // Nothing half-written stays behind: the last complete file keeps its name either way.
+    if (mpi::rank_in(comm) == 0) discard_temporary(temporary);
+    throw;
+  }
 
   // 3. Published once every rank's rows are in (collectively() above is the barrier).
   mpi::collectively(comm, [&] {

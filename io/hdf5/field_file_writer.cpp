@@ -11,6 +11,12 @@
 
 namespace wave3d::io {
 
+std::uint64_t metadata_allowance(const FieldFileHeader& header) {
+  const std::uint64_t coordinates = 8 * static_cast<std::uint64_t>(header.grid_n[0] + header.grid_n[1] + header.grid_n[2]);
+  return header.config_json.size() + header.provenance_json.size() + header.snapshot_series_json.size() + coordinates +
+         (64u << 10);
+}
+
 template <typename T>
 std::vector<std::uint64_t> global_field_checksums(MPI_Comm comm, const std::vector<FieldToWrite<T>>& fields,
                                                   const Grid& grid) {
@@ -48,7 +54,12 @@ std::uint64_t write_field_file(MPI_Comm comm, const std::filesystem::path& path,
                                const AfterFirstField& after_first_field, Durability durability) {
   const std::vector<std::uint64_t> checksums = global_field_checksums(comm, fields, grid);
   const std::filesystem::path temporary = temporary_path(path);
-  {
+  const std::uint64_t field_bytes =
+      static_cast<std::uint64_t>(box_from_extents(header.grid_n).volume()) * sizeof(T) * fields.size();
+  mpi::collectively(comm, [&] {
+    if (mpi::rank_in(comm) == 0) check_room_for(path, field_bytes + metadata_allowance(header));
+  });
+  try {
     Hid file = create_parallel_file(comm, temporary);
     create_field_datasets(comm, file.get(), temporary, header, fields, checksums, [&](hid_t dataset, std::size_t i) {
       write_box<T>(dataset, owned_box(*fields[i].field));
@@ -56,13 +67,17 @@ std::uint64_t write_field_file(MPI_Comm comm, const std::filesystem::path& path,
       if (i == 0 && after_first_field) after_first_field(temporary);
     });
     file.close("cannot close '" + temporary.string() + "'");
+  } catch (...) {
+    // Nothing half-written stays behind: the last complete file keeps its name either way.
+    if (mpi::rank_in(comm) == 0) discard_temporary(temporary);
+    throw;
   }
   // Every rank's data is in the file once every rank has closed it; only then may it get its name.
   mpi::check(MPI_Barrier(comm), "MPI_Barrier");
   mpi::collectively(comm, [&] {
     if (mpi::rank_in(comm) == 0) publish_file(temporary, path, durability);
   });
-  return static_cast<std::uint64_t>(box_from_extents(header.grid_n).volume()) * sizeof(T) * fields.size();
+  return field_bytes;
 }
 
 template std::vector<std::uint64_t> global_field_checksums<float>(MPI_Comm, const std::vector<FieldToWrite<float>>&,

@@ -30,6 +30,10 @@ struct FieldToWrite {
 // is written: lets tests stop a writer halfway.
 using AfterFirstField = std::function<void(const std::filesystem::path& temporary)>;
 
+// What a field file holds besides its values, at most: the header attributes, the coordinates and
+// HDF5's own structures (64 KiB covers them).
+std::uint64_t metadata_allowance(const FieldFileHeader& header);
+
 // Collective: each field's "checksum" attribute, field_checksum of the owned boxes summed over the
 // ranks (the run's checksum of that field, the same for any decomposition).
 template <typename T>
@@ -49,7 +53,9 @@ void create_field_datasets(MPI_Comm comm, hid_t file, const std::filesystem::pat
 // the published file must also survive a crash of the operating system (file_commit.hpp). Every dataset also gets a
 // "checksum" attribute: field_checksum of the owned boxes summed over the ranks (the run's checksum
 // of that field, the same for any decomposition), so a reader can tell a damaged file. Returns the
-// bytes of field values written (all ranks together). Throws Hdf5Error or std::runtime_error.
+// bytes of field values written (all ranks together). A file its file system has no room for is
+// refused before it is started; a write that fails removes its temporary. Throws Hdf5Error or
+// std::runtime_error.
 template <typename T>
 std::uint64_t write_field_file(MPI_Comm comm, const std::filesystem::path& path, const FieldFileHeader& header,
                                const std::vector<FieldToWrite<T>>& fields, const Grid& grid,

@@ -7,6 +7,11 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "runtime/byte_size.hpp"
 
 namespace wave3d::io {
 namespace {
@@ -26,6 +31,21 @@ void sync_path(const std::filesystem::path& path, int flags) {
 }
 
 }  // namespace
+
+void check_room_for(const std::filesystem::path& path, std::uint64_t bytes) {
+  const std::filesystem::path directory = path.has_parent_path() ? path.parent_path() : ".";
+  std::error_code error;
+  const std::filesystem::space_info space = std::filesystem::space(directory, error);
+  if (error) return;  // nothing known: the write itself will tell
+  if (space.available < bytes)
+    throw std::runtime_error(fmt::format("'{}' needs about {} and its file system has {} free",
+                                         path.string(), format_bytes(bytes), format_bytes(space.available)));
+}
+
+void discard_temporary(const std::filesystem::path& temporary) noexcept {
+  std::error_code ignored;
+  std::filesystem::remove(temporary, ignored);
+}
 
 std::filesystem::path temporary_path(const std::filesystem::path& final_path) {
   std::filesystem::path p = final_path;
