@@ -189,6 +189,8 @@ Options parse_options(int argc, char** argv, int& exit_code) {
   app.add_option("--run-for", run_for, "stop after this long (default: until SIGTERM/SIGINT)");
   app.add_option("--cpus", cpus, "pin to these CPUs, e.g. 0-3,8 (default: float)");
   app.add_option("--log", opt.log_path, "write one line per burst: start_ns<TAB>duration_ns");
+  bool check_only = false;
+  app.add_flag("--check", check_only, "only check the arguments (as a study does before its first run): exit 0 or 2");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -215,6 +217,11 @@ Options parse_options(int argc, char** argv, int& exit_code) {
       usage_error("--cpus", cpus, "expected a CPU list like 0-3,8");
     }
     pin_to(cpus, *opt.cpus);
+  }
+  if (check_only) {
+    std::printf("wave3d-noise: arguments accepted\n");
+    exit_code = 0;
+    return opt;
   }
   exit_code = -1;
   return opt;

@@ -36,14 +36,33 @@ def per_node_launcher(launcher, nodes, hostfile_args):
     raise StudyError(f"no daemon launcher for {launcher!r}")
 
 
+def daemon_arguments(noise_binary, settings):
+    """The wave3d-noise command line of the [daemon] settings (without --log)."""
+    args = [str(noise_binary), "--period", settings["period"], "--duration", settings["duration"],
+            "--kind", settings["kind"], "--mib", str(settings["mib"])]
+    if settings["cpus"]:
+        args += ["--cpus", settings["cpus"]]
+    return args
+
+
+def check_daemon(noise_binary, settings, what):
+    """wave3d-noise --check with the daemon's settings: a setting it refuses stops the study before its
+    first run, with wave3d-noise's own message."""
+    try:
+        done = subprocess.run([*daemon_arguments(noise_binary, settings), "--check"], capture_output=True,
+                              text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise StudyError(f"{what}: cannot check the daemon settings with {noise_binary}: {e}")
+    if done.returncode != 0:
+        lines = [line for line in done.stderr.splitlines() if line.strip()] or [f"exit status {done.returncode}"]
+        raise StudyError(f"{what}: the [daemon] settings are refused: {lines[0]}")
+
+
 class Daemon:
     """A context manager: the daemon runs on every node inside the `with` block."""
 
     def __init__(self, noise_binary, settings, directory, launcher, nodes, hostfile_args, env):
-        args = [str(noise_binary), "--period", settings["period"], "--duration", settings["duration"],
-                "--kind", settings["kind"], "--mib", str(settings["mib"])]
-        if settings["cpus"]:
-            args += ["--cpus", settings["cpus"]]
+        args = daemon_arguments(noise_binary, settings)
         self.directory = Path(directory)
         self.nodes = nodes
         self.env = env

@@ -11,6 +11,7 @@ from pathlib import Path
 from .. import files
 from .allocation import check_fits, cpus_per_node
 from .configuration import resolve
+from .daemon import check_daemon
 from .execute import Interrupted, execute_run
 from .record import study_document, utc_now
 from .settings import StudyError, load_study, safe_job_id
@@ -68,6 +69,13 @@ def expand(study, wave3d, nodes, launcher, allocation):
         resolve(study, configuration, wave3d, nodes, launcher, machine["sockets"])
     check_fits(configs, *allocation)
     return machine, axes, configs, excluded
+
+
+def check_daemons(study, configs, noise):
+    """wave3d-noise --check on every configuration's daemon settings, before anything runs."""
+    for c in configs:
+        if c["daemon"]:
+            check_daemon(noise, c["daemon_settings"], f"{study.path}: configuration {c['label']}")
 
 
 def describe(configs, excluded, repetitions):
@@ -137,10 +145,13 @@ def run_study(options):
     machine, axes, configs, excluded = expand(study, wave3d, options.nodes, launcher, allocation)
     repetitions = study.settings["study.repetitions"]
     if options.dry_run:
+        if Path(options.noise).is_file():
+            check_daemons(study, configs, options.noise)
         describe(configs, excluded, repetitions)
         return 0
     if any(c["daemon"] for c in configs) and not Path(options.noise).is_file():
         raise StudyError(f"wave3d-noise binary '{options.noise}' not found: build it or set WAVE3D_NOISE_BIN")
+    check_daemons(study, configs, options.noise)
 
     study_dir = study_directory(study, root, options.job_id, options.results)
     prepare_study_directory(study_dir, study, configs, wave3d, hostfile_args)
