@@ -1,10 +1,28 @@
 #include "mpi/environment.hpp"
 
+#include <cstdlib>
 #include <stdexcept>
 
 namespace wave3d::mpi {
 
+namespace {
+
+// wave3d never moves a shared file pointer, yet Open MPI's highest-priority component for them
+// (sharedfp/sm) creates, at every MPI_File_open, a POSIX named semaphore named after the file's base
+// name alone. A job killed inside an open leaves it locked in /dev/shm, and every later job on that
+// node opening a file of the same base name (checkpoint_000004.h5.tmp in another run) waits on it
+// forever. The remaining components leave at worst an unlocked file behind. Set before MPI_Init
+// reads its parameters; a value the user exported wins.
+void avoid_semaphore_shared_file_pointers() {
+#if defined(OPEN_MPI)
+  setenv("OMPI_MCA_sharedfp", "^sm", /*overwrite=*/0);
+#endif
+}
+
+}  // namespace
+
 Environment::Environment(int* argc, char*** argv, int required) {
+  avoid_semaphore_shared_file_pointers();
   check(MPI_Init_thread(argc, argv, required, &provided_), "MPI_Init_thread");
   // Errors come back as codes so they can be turned into exceptions and handled collectively.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

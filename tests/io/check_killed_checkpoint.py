@@ -12,7 +12,9 @@ as a restart file with one message and exit code 2; a restart from the checkpoin
 newest complete checkpoint) on another rank count completes and ends with the checksum of the
 uninterrupted run.
 """
+import contextlib
 import json
+import pathlib
 import re
 import subprocess
 import sys
@@ -79,6 +81,22 @@ def kill_during_a_write(command, directory, failures):
     return caught
 
 
+@contextlib.contextmanager
+def stale_open_semaphore(path):
+    """Leaves in /dev/shm the locked POSIX semaphore (value 0) that Open MPI's sharedfp/sm component
+    names after a file's base name, as a job killed inside MPI_File_open leaves it, for as long as the
+    block runs. A run that let sharedfp/sm open this file would wait on it forever."""
+    semaphore = pathlib.Path("/dev/shm") / f"sem.OMPIO_{path.name}"
+    planted = not semaphore.exists()
+    if planted:
+        semaphore.write_bytes(bytes(32))  # glibc's sem_t on x86-64: value 0, no waiters
+    try:
+        yield
+    finally:
+        if planted:
+            semaphore.unlink(missing_ok=True)
+
+
 def main():
     ap = arguments(__doc__)
     ap.add_argument("--mode", choices=["stall", "external"], required=True)
@@ -118,8 +136,9 @@ def main():
     print("surviving checkpoints:", ", ".join(p.name for p in complete))
 
     if temporary is not None and temporary.exists():
-        code, _, err = run(wave3d_command(a, 2, case["settings"] + [f"restart.from={temporary}"], "from_temporary"),
-                           timeout=120)
+        with stale_open_semaphore(temporary):
+            code, _, err = run(wave3d_command(a, 2, case["settings"] + [f"restart.from={temporary}"],
+                                              "from_temporary"), timeout=120)
         messages = [line for line in err.splitlines() if line.startswith("wave3d: error")]
         failures.check(code == 2 and len(messages) == 1 and str(temporary) in messages[0],
                        f"restart from the temporary: exit {code}, stderr:\n{err}")
