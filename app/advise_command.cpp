@@ -295,12 +295,12 @@ Command add_advise_command(CLI::App& parent) {
   cli->add_option("--png", o->png, "Draw the curves here (default: <output-dir>/advise.png)");
   cli->add_flag("--no-plot", o->no_plot, "Do not draw the PNG");
   cli->add_option("--nodes", o->nodes, "Nodes of the job, for the launcher totals")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(1, 1 << 30))
       ->capture_default_str();
   auto measuring = [&](CLI::Option* opt) { return opt->excludes(curves)->group("Measurement"); };
   measuring(cli->add_option("--numa", o->numa,
                             "Measure only this NUMA node (logical index) and apply its curves to every NUMA node")
-                ->check(CLI::NonNegativeNumber));
+                ->check(CLI::Range(0, 1 << 30)));
   measuring(cli->add_option("--threads", o->threads, "Thread counts to sweep, e.g. 1-4 or 1,2,4 (default: 1 to the "
                                                      "cores of the NUMA node)")
                 ->check(thread_list_validator()));
@@ -315,7 +315,7 @@ Command add_advise_command(CLI::App& parent) {
                 ->capture_default_str());
   measuring(cli->add_option("--array-mib", o->array_mib,
                             "MiB per triad array (default: 4x the NUMA node's last-level cache, at least 64)")
-                ->check(CLI::PositiveNumber));
+                ->check(CLI::Range(1, 1 << 30)));
   measuring(cli->add_option("--stream-repetitions", o->stream_repetitions,
                             "Triad repetitions, the first a warm-up")
                 ->check(CLI::Range(2, stream_max_repetitions))

@@ -249,7 +249,7 @@ Command add_bench_command(CLI::App& parent) {
   cli->add_option("--blocking", o->blocking, "Cache blocks along x,y,z (0 = whole axis)")
       ->expected(3)
       ->delimiter(',')
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 30));
   cli->add_option("--fma-units", o->fma_units, "FMA pipes per core assumed for the compute bound")
       ->check(CLI::Range(1, 8))
       ->capture_default_str();

@@ -125,9 +125,9 @@ Command add_plan_command(CLI::App& parent) {
       ->check(CLI::IsMember(layout_names))
       ->capture_default_str();
   cli->add_option("--ranks-per-node", opt->ranks_per_node, "Ranks on each node (default: one per domain of the layout)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 30));
   cli->add_option("--threads", opt->threads, "OpenMP threads per rank (default: fill the rank's cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 30));
   cli->add_option("--reserve", opt->reserve,
                   "Cores kept from compute: none, per-socket:N, per-node:N (the highest-numbered, as Slurm's "
                   "--core-spec) or list:I,J,... of core indices")
@@ -137,7 +137,7 @@ Command add_plan_command(CLI::App& parent) {
                 "Give each rank a progress thread on a reserved core of its socket / NUMA node");
   cli->add_flag("--smt", opt->smt, "Use hardware threads as OpenMP places (OMP_PLACES=threads)");
   cli->add_option("--nodes", opt->nodes, "Nodes of the job, for the launcher totals")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(1, 1 << 30))
       ->capture_default_str();
   cli->add_option("--print-argv", opt->print_argv,
                   "Print only the srun or mpirun line's words before the program, each ended by a NUL byte "

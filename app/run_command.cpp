@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +19,8 @@
 #include "engine/binding_audit.hpp"
 #include "engine/config_broadcast.hpp"
 #include "engine/placement_setup.hpp"
+#include "engine/run_counters.hpp"
+#include "engine/run_preflight.hpp"
 #include "engine/run_report.hpp"
 #include "engine/time_loop.hpp"
 #include "field/memory_placement.hpp"
@@ -26,6 +29,7 @@
 #include "output/json_document.hpp"
 #include "output/provenance.hpp"
 #include "output/result_files.hpp"
+#include "runtime/byte_size.hpp"
 #include "runtime/hostname.hpp"
 #include "runtime/machine_info.hpp"
 
@@ -40,6 +44,8 @@ struct RunOptions {
   std::vector<std::string> overrides;
   std::vector<std::string> command_line;
   bool check_only = false;  // validate the configuration and stop: for scripts that plan many runs
+  std::optional<int> check_ranks;  // --ranks / --nodes: the job --check checks, when not this launch
+  std::optional<int> check_nodes;
   bool strict_placement = false;  // placement.strict for this run
 };
 
@@ -88,6 +94,41 @@ void remove_refused_run(const std::filesystem::path& run_dir) noexcept {
   remove_if_empty(run_dir);
 }
 
+// The job the checks are for: this launch, or the one --ranks / --nodes describe.
+JobShape job_to_check(const RunOptions& options, MPI_Comm comm) {
+  JobShape job = launched_shape(comm);
+  if (!options.check_ranks && !options.check_nodes) return job;
+  job.described = true;
+  if (options.check_ranks) job.ranks = *options.check_ranks;
+  if (options.check_nodes) job.nodes = *options.check_nodes;
+  job.nodes = std::min(job.nodes, job.ranks);
+  return job;
+}
+
+// --check: what was checked and found, on rank 0, and what the counters could measure (their own
+// notices, as the run prints them). Exit status 0.
+int report_check(const RunConfig& config, MPI_Comm comm, const JobShape& job, const Preflight& found) {
+  const RunCounters counters(config.counters, comm);
+  if (mpi::rank_in(comm) != 0) return 0;
+  const auto& dims = found.decomposition.dims;
+  std::string memory = format_bytes(found.field_bytes_per_node) + " of fields per node";
+  memory += found.available_bytes ? " (" + format_bytes(*found.available_bytes) + " available here)"
+                                  : " (available memory unknown here: not checked)";
+  std::printf("wave3d run: configuration accepted for %d rank%s on %d node%s (%d per node): process grid %d x %d x %d, "
+              "%s\n",
+              job.ranks, job.ranks == 1 ? "" : "s", job.nodes, job.nodes == 1 ? "" : "s", job.ranks_per_node(),
+              dims[0], dims[1], dims[2], memory.c_str());
+  if (found.restart_checkpoint)
+    std::printf("wave3d run: restarts from %s (step %lld), which matches\n", found.restart_checkpoint->c_str(),
+                static_cast<long long>(*found.restart_step));
+  if (job.described)
+    std::printf("wave3d run: placement and memory checked against this node (%s); the compute nodes must be "
+                "like it\n",
+                short_hostname().c_str());
+  std::fflush(stdout);
+  return 0;
+}
+
 int execute_run(const RunOptions& options, MPI_Comm comm) {
   const auto started = std::chrono::system_clock::now();
   int rank = 0, size = 1, provided = MPI_THREAD_SINGLE;
@@ -99,11 +140,9 @@ int execute_run(const RunOptions& options, MPI_Comm comm) {
   //    settle the thread count, the progress thread's core and the memory node.
   RunConfig config = load_config_on_root(comm, options.config_path, options.overrides);
   if (options.strict_placement) config.placement.strict = true;
-  check_thread_count(config, comm);
-  if (options.check_only) {
-    if (rank == 0) std::printf("wave3d run: configuration accepted\n");
-    return 0;
-  }
+  const JobShape job = job_to_check(options, comm);
+  const Preflight preflight = check_run_can_start(config, comm, job);
+  if (options.check_only) return report_check(config, comm, job, preflight);
   if (config.threads > 0) omp_set_num_threads(config.threads);
   const AppliedPlacement placement = apply_placement(config, comm);
   // A memory policy naming a NUMA node this machine lacks is a configuration error: say so before
@@ -192,9 +231,23 @@ Command add_run_command(CLI::App& parent) {
       ->type_name("KEY=VALUE")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  cli->add_flag("--check", options->check_only,
-                "Check the configuration (file and --set overrides) and exit without running: status 0 if "
-                "accepted, 2 with the error otherwise");
+  CLI::Option* check =
+      cli->add_flag("--check", options->check_only,
+                    "Check everything the run checks before its first step (configuration, decomposition and "
+                    "memory, placement, directories, restart file) and exit without running: status 0 if "
+                    "accepted, 2 with the error otherwise");
+  CLI::Option* ranks = cli->add_option("--ranks", options->check_ranks,
+                                        "With --check: check for a job of N ranks rather than this launch (e.g. "
+                                        "on a login node, before submitting)")
+                            ->type_name("N")
+                            ->check(CLI::Range(1, 1 << 24));
+  CLI::Option* nodes = cli->add_option("--nodes", options->check_nodes,
+                                        "With --check: the job's nodes (default: this launch's); memory and "
+                                        "placement are checked per node, against this node")
+                            ->type_name("N")
+                            ->check(CLI::Range(1, 1 << 20));
+  ranks->needs(check);
+  nodes->needs(check);
   cli->add_flag("--strict-placement", options->strict_placement,
                 "Refuse to measure (exit 2 before the first step) when the binding audit finds the placement "
                 "wrong; the same as --set placement.strict=true");

@@ -167,9 +167,9 @@ Command add_stream_command(CLI::App& parent) {
       ->check(CLI::IsMember({"first-touch", "serial", "both"}))
       ->capture_default_str();
   auto* elements = cli->add_option("--elements", opt->elements, "Elements (doubles) per array")
-                       ->check(CLI::PositiveNumber);
+                       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   cli->add_option("--array-mib", opt->array_mib, "MiB per array (default: 4x the last-level cache, at least 64)")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(1, 1 << 24))
       ->excludes(elements);
   cli->add_option("--repetitions", opt->repetitions, "Repetitions of each kernel; the first is a warm-up")
       ->check(CLI::Range(2, stream_max_repetitions))

@@ -8,14 +8,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <regex>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "engine/restart_match.hpp"
+#include "engine/restart_source.hpp"
 #include "io/direct/direct_field_file.hpp"
 #include "io/hdf5/checkpoint.hpp"
 #include "mpi/collective.hpp"
@@ -25,27 +24,6 @@
 
 namespace wave3d::engine {
 namespace {
-
-// The checkpoint restart.from names: the file itself, or in a directory the checkpoint_<step>.h5 with
-// the highest step (a ".tmp" left by a killed writer is never taken).
-std::filesystem::path resolve_restart_path(const std::string& from) {
-  const std::filesystem::path path(from);
-  std::error_code error;
-  const std::filesystem::file_status status = std::filesystem::status(path, error);
-  if (!std::filesystem::exists(status)) throw std::runtime_error("no such file or directory");
-  if (!std::filesystem::is_directory(status)) return path;
-  static const std::regex name_pattern(R"(checkpoint_([0-9]+)\.h5)");
-  std::optional<std::pair<long long, std::filesystem::path>> newest;
-  for (const auto& entry : std::filesystem::directory_iterator(path)) {
-    const std::string name = entry.path().filename().string();
-    std::smatch match;
-    if (!std::regex_match(name, match, name_pattern)) continue;
-    const long long step = std::stoll(match[1].str());
-    if (!newest || step > newest->first) newest = {step, entry.path()};
-  }
-  if (!newest) throw std::runtime_error("the directory holds no checkpoint_<step>.h5 file");
-  return newest->second;
-}
 
 // debug.stall_in_checkpoint: the writer stops here, its temporary file half written, until the test
 // kills the job. Every rank says where it is and which process to kill.
@@ -72,44 +50,20 @@ FieldIoSchedule<T>::FieldIoSchedule(const RunConfig& config, MPI_Comm comm, cons
 
 template <typename T>
 void FieldIoSchedule<T>::restart_from_checkpoint() {
-  const std::string& from = config_.restart.from;
-  const std::string setting = fmt::format("restart.from = '{}'", from);
-  std::string path;
-  mpi::collectively(comm_, [&] {
-    if (rank_ != 0) return;
-    try {
-      path = resolve_restart_path(from).string();
-    } catch (const std::exception& e) {
-      throw std::runtime_error(setting + ": " + e.what());
-    }
-  });
-  path = mpi::broadcast_string(comm_, path, 0);
-  const std::string named = path == from ? setting : fmt::format("{} ({})", setting, path);
-  const auto failing = [&](const std::exception& e) { return std::runtime_error(named + ": " + e.what()); };
-
   const double start = omp_get_wtime();
-  std::optional<io::CheckpointReader> reader;
+  RestartSource source = open_restart_source(config_, comm_);
   mpi::collectively(comm_, [&] {
     try {
-      reader.emplace(comm_, path);
+      solver_.restore(static_cast<int>(source.reader->header().step), [&](Field<T>& current, Field<T>& previous) {
+        source.reader->read(current, previous, config_.grid);
+      });
     } catch (const std::exception& e) {
-      throw failing(e);
+      throw std::runtime_error(source.setting + ": " + e.what());
     }
   });
-  // Every rank read the same header, so every rank reaches the same verdict.
-  const std::vector<std::string> mismatches = checkpoint_mismatches(reader->header(), reader->shape(), config_);
-  if (!mismatches.empty()) throw mpi::CollectiveError(fmt::format("{}: {}", named, fmt::join(mismatches, "; ")), 0);
-  mpi::collectively(comm_, [&] {
-    try {
-      solver_.restore(static_cast<int>(reader->header().step),
-                      [&](Field<T>& current, Field<T>& previous) { reader->read(current, previous, config_.grid); });
-    } catch (const std::exception& e) {
-      throw failing(e);
-    }
-  });
-  record_.restarted_from = path;
+  record_.restarted_from = source.path.string();
   record_.restart_seconds = omp_get_wtime() - start;
-  restarted_series_json_ = reader->header().snapshot_series_json;
+  restarted_series_json_ = source.reader->header().snapshot_series_json;
 }
 
 template <typename T>

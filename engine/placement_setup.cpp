@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "config/enum_names.hpp"
 #include "field/memory_placement.hpp"
 #include "mpi/collective.hpp"
@@ -55,6 +57,31 @@ void check_thread_count(const RunConfig& config, MPI_Comm comm) {
   });
 }
 
+PlacementPlan plan_node_placement(const RunConfig& config, int ranks_per_node) {
+  PlacementRequest request;
+  request.layout = layout_of(config.placement.layout);
+  request.ranks_per_node = ranks_per_node;
+  request.threads_per_rank = config.threads;
+  request.reserve = ReservedCores::parse(config.placement.reserve);
+  request.progress_thread = computes_during_exchange(config.parallel.halo) && config.parallel.progress == ProgressEngine::thread;
+  request.use_smt = config.placement.smt;
+  const Topology topology = load_this_system_to_reserve(request.reserve);
+  if (!topology.is_this_system) throw std::runtime_error("placement: hwloc did not load this machine's topology");
+  // The plan's own words speak of layouts, threads and cores; the settings that asked for them lead.
+  std::string settings = fmt::format("placement.layout = \"{}\", run.threads = {}", enum_name(config.placement.layout),
+                                     config.threads);
+  if (!config.placement.reserve.empty()) settings += fmt::format(", placement.reserve = \"{}\"", config.placement.reserve);
+  settings += fmt::format(", {} rank{} on a node", ranks_per_node, ranks_per_node == 1 ? "" : "s");
+  try {
+    PlacementPlan plan = make_placement_plan(topology, request);
+    if (plan.ranks.size() < static_cast<std::size_t>(ranks_per_node))
+      throw std::runtime_error(fmt::format("the plan has {} ranks per node", plan.ranks.size()));
+    return plan;
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(settings + ": " + e.what());
+  }
+}
+
 AppliedPlacement apply_placement(RunConfig& config, MPI_Comm comm) {
   AppliedPlacement applied;
   // What the launcher gave this process, before anything here changes it.
@@ -66,21 +93,7 @@ AppliedPlacement apply_placement(RunConfig& config, MPI_Comm comm) {
 
   const mpi::NodeRank node = mpi::rank_on_node(comm);
   PlacementPlan plan;
-  mpi::collectively(comm, [&] {
-    PlacementRequest request;
-    request.layout = layout_of(config.placement.layout);
-    request.ranks_per_node = node.size;
-    request.threads_per_rank = config.threads;
-    request.reserve = ReservedCores::parse(config.placement.reserve);
-    request.progress_thread = computes_during_exchange(config.parallel.halo) && config.parallel.progress == ProgressEngine::thread;
-    request.use_smt = config.placement.smt;
-    const Topology topology = load_this_system_to_reserve(request.reserve);
-    if (!topology.is_this_system) throw std::runtime_error("placement: hwloc did not load this machine's topology");
-    plan = make_placement_plan(topology, request);
-    if (static_cast<std::size_t>(node.rank) >= plan.ranks.size())
-      throw std::runtime_error("placement: the plan has " + std::to_string(plan.ranks.size()) + " ranks per node, but " +
-                               std::to_string(node.size) + " ranks share this node");
-  });
+  mpi::collectively(comm, [&] { plan = plan_node_placement(config, node.size); });
   const PlannedRank& mine = plan.ranks[static_cast<std::size_t>(node.rank)];
   for (const PlannedThread& t : mine.threads) applied.planned_pus.push_back(t.pus);
   if (!mine.progress_pus.empty()) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "config/run_config.hpp"
+#include "topology/placement_plan.hpp"
 
 namespace wave3d::engine {
 
@@ -26,6 +27,11 @@ struct AppliedPlacement {
 // Collective over comm: refuses, on every rank, a thread count no process could start (run.threads, or
 // OMP_NUM_THREADS when it is 0; runtime/thread_limit.hpp). Call before any parallel region.
 void check_thread_count(const RunConfig& config, MPI_Comm comm);
+
+// The plan placement.layout makes for `ranks_per_node` ranks on this machine (its hwloc topology, less
+// placement.reserve). Throws, naming the setting, when no such plan exists. Not collective; requires
+// placement.layout other than none.
+PlacementPlan plan_node_placement(const RunConfig& config, int ranks_per_node);
 
 // Collective over comm. May set the OpenMP thread count (a layout with run.threads = 0 fills the
 // rank's cores) and returns what was applied. Adjusts `config` where the plan decides: the progress

@@ -12,6 +12,7 @@
 #include "engine/blocking_tuning.hpp"
 #include "engine/field_io_schedule.hpp"
 #include "engine/run_counters.hpp"
+#include "engine/run_preflight.hpp"
 #include "engine/step_driver.hpp"
 
 #include <fmt/format.h>
@@ -39,15 +40,6 @@ void fail_if_asked(const RunConfig& config, int rank, int step) {
     throw std::runtime_error("injected failure on rank " + std::to_string(rank) + " at step " + std::to_string(step) +
                              " (debug.fail_rank = " + std::to_string(rank) +
                              ", debug.fail_step = " + std::to_string(step) + ")");
-}
-
-mpi::Decomposition decompose_grid(const RunConfig& config, MPI_Comm comm, std::size_t value_bytes) {
-  const Index3& p = config.parallel.process_grid;
-  const mpi::Dims3 requested{static_cast<int>(p[0]), static_cast<int>(p[1]), static_cast<int>(p[2])};
-  const mpi::Decomposition d = mpi::decompose(config.grid.n, mpi::size_of(comm), requested, config.grid.radius);
-  if (const auto available = available_memory_bytes())
-    mpi::check_fits_in_memory(d, config.grid.radius, value_bytes, mpi::rank_on_node(comm).size, *available);
-  return d;
 }
 
 // Round-off of the leapfrog recurrence grows about linearly with the number of steps; 50 ulps of
@@ -141,17 +133,6 @@ enum Phase : std::size_t { pack, wait, unpack, interior, shell, check, total, hi
 const std::vector<std::string> kPhaseNames{"pack", "wait", "unpack", "interior", "shell", "check", "total",
                                            "messages_done", "io"};
 
-void require_thread_level_for(const RunConfig& config) {
-  if (config.parallel.progress != ProgressEngine::thread) return;
-  int provided = MPI_THREAD_SINGLE;
-  MPI_Query_thread(&provided);
-  if (provided < MPI_THREAD_MULTIPLE)
-    throw mpi::CollectiveError("parallel.progress = \"thread\" needs MPI_THREAD_MULTIPLE, but the MPI library "
-                               "provides " + mpi::thread_level_name(provided) +
-                               "; allowed with this library: parallel.progress = \"none\" or \"poll\"",
-                               0);
-}
-
 // This rank's part of the run once set up: its subdomain in the process grid, the tuned settings, the
 // fields and the exchanges. One step per sweep exchanges an R-deep halo every step (halo); several
 // (temporal blocking) exchange both time levels blocking.steps x R deep once per sweep (deep_halo).
@@ -177,7 +158,8 @@ void set_up(RankRun<T>& run, MPI_Comm comm, RunOutcome& out) {
   const RunConfig& config = run.config;
   const int rank = mpi::rank_in(comm);
   require_thread_level_for(config);
-  run.decomposition = mpi::collectively(comm, [&] { return decompose_grid(config, comm, sizeof(T)); });
+  run.decomposition = mpi::collectively(
+      comm, [&] { return decompose_for_job(config, mpi::size_of(comm), mpi::rank_on_node(comm).size); });
   mpi::collectively(comm, [&] { fail_if_asked(config, rank, 0); });
   const bool periodic = config.grid.boundary == Boundary::periodic;
   mpi::collectively(comm, [&] { run.cart.emplace(comm, run.decomposition, std::array<bool, 3>{periodic, periodic, periodic}); });

@@ -21,11 +21,15 @@ bool cpu_exists(int cpu) {
 
 }  // namespace
 
-ProgressThread::ProgressThread(int cpu) : cpu_(cpu) {
+void check_progress_core(int cpu) {
   if (cpu >= 0 && !cpu_exists(cpu))
     throw std::invalid_argument("parallel.progress_core = " + std::to_string(cpu) +
                                 " is not a CPU of this machine; allowed: -1 (unbound) or a CPU this process may "
                                 "run on (see the binding report)");
+}
+
+ProgressThread::ProgressThread(int cpu) : cpu_(cpu) {
+  check_progress_core(cpu);
   // The thread binds itself and reports before it serves any job, so that its first poll already runs
   // where it belongs and the binding report can ask where it is.
   std::promise<int> bound;

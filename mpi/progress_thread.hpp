@@ -14,6 +14,10 @@
 
 namespace wave3d::mpi {
 
+// Throws std::invalid_argument naming parallel.progress_core unless cpu is -1 (unbound) or a CPU this
+// machine has. Whether this process may run there is for the kernel to say when the thread binds.
+void check_progress_core(int cpu);
+
 class ProgressThread {
  public:
   // cpu: the OS CPU index to bind the thread to, or -1 to leave it where it starts (it inherits the

@@ -97,12 +97,13 @@ void check_placement(const MemoryPlacement& placement, hwloc_topology_t topology
                                               : hwloc_get_numanode_obj_by_os_index(
                                                     topology, static_cast<unsigned>(placement.node));
   if (node == nullptr)
-    throw std::invalid_argument(fmt::format("init.policy = node: NUMA node {} does not exist on this machine "
-                                            "(its NUMA nodes are {})",
-                                            placement.node, all_numa_nodes(topology)));
+    throw std::invalid_argument(fmt::format("init.numa_node = {} (init.policy = node): NUMA node {} does not exist "
+                                            "on this machine; allowed: its NUMA nodes, {}",
+                                            placement.node, placement.node, all_numa_nodes(topology)));
   if (!hwloc_bitmap_isset(hwloc_topology_get_allowed_nodeset(topology), node->os_index))
-    throw std::invalid_argument(fmt::format("init.policy = node: NUMA node {} exists but this process may not use "
-                                            "it (the NUMA nodes it may use are {})",
+    throw std::invalid_argument(fmt::format("init.numa_node = {} (init.policy = node): NUMA node {} exists but this "
+                                            "process may not use it; allowed: the NUMA nodes it may use, {}",
+                                            placement.node,
                                             placement.node, list_of(hwloc_topology_get_allowed_nodeset(topology))));
 }
 

@@ -63,7 +63,19 @@ void sync_directory(const std::filesystem::path& dir) {
 
 void check_run_name(std::string_view name) {
   if (name == "." || name == ".." || name.find('/') != std::string_view::npos || name.find('\0') != std::string_view::npos)
-    throw std::invalid_argument(fmt::format("run name '{}' must be a single directory name, without '/'", name));
+    throw std::invalid_argument(
+        fmt::format("output.name = '{}' is not allowed; allowed: a single directory name, without '/'", name));
+}
+
+// An earlier run's results are never overwritten.
+void check_not_taken(const std::filesystem::path& dir) {
+  std::error_code ec;
+  const bool taken = std::filesystem::exists(dir / kRunJsonName, ec);
+  if (ec) throw std::runtime_error(fmt::format("cannot inspect run directory {}: {}", dir.string(), ec.message()));
+  if (taken)
+    throw std::runtime_error(fmt::format(
+        "run directory {} already holds {} from an earlier run; choose another run name or move it away",
+        dir.string(), kRunJsonName));
 }
 
 }  // namespace
@@ -90,14 +102,27 @@ std::filesystem::path create_run_directory(const std::filesystem::path& parent, 
   if (ec) throw std::runtime_error(fmt::format("cannot create run directory {}: {}", dir.string(), ec.message()));
   if (!std::filesystem::is_directory(dir, ec))
     throw std::runtime_error(fmt::format("run directory {} exists and is not a directory", dir.string()));
-  const std::filesystem::path run_json = dir / kRunJsonName;
-  const bool taken = std::filesystem::exists(run_json, ec);
-  if (ec) throw std::runtime_error(fmt::format("cannot inspect run directory {}: {}", dir.string(), ec.message()));
-  if (taken)
-    throw std::runtime_error(fmt::format(
-        "run directory {} already holds {} from an earlier run; choose another run name or move it away",
-        dir.string(), kRunJsonName));
+  check_not_taken(dir);
   return dir;
+}
+
+void check_directory_can_be_created(const std::filesystem::path& dir, std::string_view setting) {
+  std::error_code ec;
+  std::filesystem::path existing = std::filesystem::absolute(dir, ec);
+  if (ec) existing = dir;
+  while (!std::filesystem::exists(existing, ec) && existing.has_relative_path()) existing = existing.parent_path();
+  if (!std::filesystem::is_directory(existing, ec))
+    throw std::runtime_error(fmt::format("{} = '{}': cannot create it: {} is not a directory", setting, dir.string(),
+                                         existing.string()));
+  if (::access(existing.c_str(), W_OK | X_OK) != 0)
+    throw std::runtime_error(fmt::format("{} = '{}': cannot create or write in it: {}: {}", setting, dir.string(),
+                                         existing.string(), errno_text(errno)));
+}
+
+void check_run_directory_can_be_created(const std::filesystem::path& parent, std::string_view name) {
+  if (!name.empty()) check_run_name(name);
+  check_directory_can_be_created(name.empty() ? parent : parent / name, "output.directory");
+  if (!name.empty()) check_not_taken(parent / name);
 }
 
 void remove_if_empty(const std::filesystem::path& dir) noexcept {

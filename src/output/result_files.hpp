@@ -26,6 +26,16 @@ std::string default_run_name(std::chrono::system_clock::time_point started, std:
 std::filesystem::path create_run_directory(const std::filesystem::path& parent, std::string_view name,
                                            std::chrono::system_clock::time_point started);
 
+// Throws std::runtime_error starting "<setting> = '<dir>'" when `dir` could not be created and written
+// in: a part of the path that exists is not a directory, or the nearest existing directory refuses
+// writes. Creates nothing; what create_run_directory and the checkpoint writer will meet, told before
+// a job spends its allocation.
+void check_directory_can_be_created(const std::filesystem::path& dir, std::string_view setting);
+
+// Throws what create_run_directory(parent, name, ...) would: a bad name, a path that cannot become a
+// directory (output.directory), a name whose directory already holds a run.json. Creates nothing.
+void check_run_directory_can_be_created(const std::filesystem::path& parent, std::string_view name);
+
 // Removes a run directory that holds nothing (a run refused before it wrote anything); leaves any
 // other directory alone. Never throws.
 void remove_if_empty(const std::filesystem::path& dir) noexcept;

@@ -107,10 +107,10 @@ def check_refusals(args, work):
          "configuration stencil.radius=3: wave3d run refused the configuration"),
         ("layout-refused", {"study": small, "sweep": {"placement.layout": ["rank-per-rack"]}}, "rank-per-rack"),
         ("daemon-kind", {"study": small, "daemon": {"enabled": True, "kind": "foo"}},
-         "the [daemon] settings are refused: wave3d-noise: --kind: foo not in"),
+         "the [daemon] settings are refused: wave3d-noise: error: --kind: foo not in"),
         ("daemon-duration-axis", {"study": small, "daemon": {"enabled": True, "period": "1s"},
                                   "sweep": {"daemon.duration": ["5ms", "2s"]}},
-         "configuration daemon.duration=2s: the [daemon] settings are refused: wave3d-noise: --duration '2s'"),
+         "configuration daemon.duration=2s: the [daemon] settings are refused: wave3d-noise: error: --duration '2s'"),
         ("nul", '[study]\nname = "x"\ndescription = "a\\u0000b"\n', "NUL"),
         ("not-toml", "[study\nname = 1\n", "not valid TOML"),
     ]

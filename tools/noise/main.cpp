@@ -288,7 +288,7 @@ int run(const Options& opt) {
     log.flush();
     log.close();
     if (!log) {
-      std::fprintf(stderr, "wave3d-noise: --log '%s': write failed\n", opt.log_path.c_str());
+      std::fprintf(stderr, "wave3d-noise: error: --log '%s': write failed\n", opt.log_path.c_str());
       code = 1;
     }
   }
@@ -320,10 +320,10 @@ int main(int argc, char** argv) {
     }
     return run(opt);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "wave3d-noise: %s\n", e.message.c_str());
+    std::fprintf(stderr, "wave3d-noise: error: %s\n", e.message.c_str());
     return 2;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "wave3d-noise: cannot allocate the --mib buffer\n");
+    std::fprintf(stderr, "wave3d-noise: error: cannot allocate the --mib buffer\n");
     return 1;
   }
 }

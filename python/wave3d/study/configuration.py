@@ -69,9 +69,10 @@ def run_settings(settings, parameters, program_argv, what):
     return [*program_argv, *(a for s in sets for a in ("--set", s))]
 
 
-def resolve(study, configuration, wave3d, nodes, launcher, sockets):
+def resolve(study, configuration, wave3d, nodes, launcher, sockets, study_dir):
     """Fills a configuration dict (id, label, parameters) with its plan, launcher words, run arguments and
-    daemon; raises StudyError naming the configuration when wave3d refuses any of it."""
+    daemon; raises StudyError naming the configuration when wave3d refuses any of it. The run is checked
+    for the job it will be (its ranks on `nodes` nodes, its run directory under study_dir) on this node."""
     settings, path = study.settings, study.path
     parameters = configuration["parameters"]
     what = f"{path}: configuration {configuration['label']}"
@@ -81,8 +82,12 @@ def resolve(study, configuration, wave3d, nodes, launcher, sockets):
     plan = planned["plan"]
     program_argv = planned["launchers"]["program_argv"]
     run_args = [settings["run.config"], *run_settings(settings, parameters, program_argv, what)]
-    # The runner names each run's output last (execute.py); the check sees the same last word.
-    wave3d.check_run([*run_args, "--set", 'output.name="rep1"'], f"{what}: wave3d run refused the configuration")
+    # The runner names each run's output last (execute.py); the check sees the same last words.
+    ranks = plan["ranks_per_node"] * nodes
+    output = ["--set", f"output.directory={json.dumps(str(study_dir / 'runs' / configuration['id']))}",
+              "--set", 'output.name="rep1"']
+    wave3d.check_run([*run_args, *output, "--ranks", str(ranks), "--nodes", str(nodes)],
+                     f"{what}: wave3d run refused the configuration")
     daemon = section_values(settings, "daemon", parameters)
     configuration.update({
         "dir": f"runs/{configuration['id']}",

@@ -57,7 +57,7 @@ def study_directory(study, root, job_id, results_override):
     return results.resolve() / study.settings["study.name"] / safe_job_id(job_id)
 
 
-def expand(study, wave3d, nodes, launcher, allocation):
+def expand(study, wave3d, nodes, launcher, allocation, study_dir):
     """The machine, the axes and every configuration resolved and checked; a refusal stops the study
     before anything runs."""
     machine = wave3d.plan_json(["--layout", "rank-per-node", "--nodes", str(nodes)],
@@ -66,7 +66,7 @@ def expand(study, wave3d, nodes, launcher, allocation):
     configs, excluded = configurations(study.settings["study.name"], axes, excludes)
     for index, configuration in enumerate(configs, start=1):
         note(f"checking configuration {index}/{len(configs)}: {configuration['label']}")
-        resolve(study, configuration, wave3d, nodes, launcher, machine["sockets"])
+        resolve(study, configuration, wave3d, nodes, launcher, machine["sockets"], study_dir)
     check_fits(configs, *allocation)
     return machine, axes, configs, excluded
 
@@ -88,11 +88,15 @@ def describe(configs, excluded, repetitions):
     print(f"{len(configs)} configuration(s) x {repetitions} repetition(s) = {len(configs) * repetitions} run(s)")
 
 
+def check_study_directory_unused(study_dir):
+    if (study_dir / files.STUDY_JSON).exists():
+        raise StudyError(f"{study_dir} already holds a study; a job id is used once")
+
+
 def prepare_study_directory(study_dir, study, configs, wave3d, hostfile_args):
     """The study directory with the submitted study and each configuration's plan; the launcher words
     gain the job's host file (PBS) after the launcher's name."""
-    if (study_dir / files.STUDY_JSON).exists():
-        raise StudyError(f"{study_dir} already holds a study; a job id is used once")
+    check_study_directory_unused(study_dir)
     study_dir.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(study.path, study_dir / "study.toml")
     for c in configs:
@@ -142,7 +146,10 @@ def run_study(options):
     launcher = "mpirun" if options.launcher == "local" else options.launcher
     hostfile_args = ["--hostfile", options.hostfile] if options.hostfile else []
     allocation = cpus_per_node(options.scheduler, env)
-    machine, axes, configs, excluded = expand(study, wave3d, options.nodes, launcher, allocation)
+    study_dir = study_directory(study, root, options.job_id, options.results)
+    if not options.dry_run:
+        check_study_directory_unused(study_dir)
+    machine, axes, configs, excluded = expand(study, wave3d, options.nodes, launcher, allocation, study_dir)
     repetitions = study.settings["study.repetitions"]
     if options.dry_run:
         if Path(options.noise).is_file():
@@ -153,7 +160,6 @@ def run_study(options):
         raise StudyError(f"wave3d-noise binary '{options.noise}' not found: build it or set WAVE3D_NOISE_BIN")
     check_daemons(study, configs, options.noise)
 
-    study_dir = study_directory(study, root, options.job_id, options.results)
     prepare_study_directory(study_dir, study, configs, wave3d, hostfile_args)
 
     job = {"scheduler": options.scheduler, "job_id": options.job_id, "nodes": options.nodes,
