@@ -17,6 +17,7 @@
 #include "app/run_command.hpp"
 #include "app/stream_command.hpp"
 #include "config/config_error.hpp"
+#include "io/hdf5/hdf5_library.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/environment.hpp"
 #include "output/build_info.hpp"
@@ -45,15 +46,9 @@ std::string command_line_error(const CLI::App& cli, const CLI::ParseError& e, in
   return name + ": error: " + what + "; see " + name + " --help\n";
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// Parses the command line and runs the one subcommand it names; returns the exit status.
+int run_command_line(int argc, char** argv, int rank) {
   using namespace wave3d;
-  // MPI_THREAD_MULTIPLE is asked for so a progress thread can drive communication; a run that does
-  // not need it works with whatever level the library provides.
-  mpi::Environment environment(&argc, &argv, MPI_THREAD_MULTIPLE);
-  const int rank = environment.world_rank();
-
   CLI::App cli{"wave3d: hybrid MPI+OpenMP acoustic wave stencil mini-app", "wave3d"};
   cli.set_version_flag("--version", std::string("wave3d ") + build_info::version);
   cli.require_subcommand(1);
@@ -90,4 +85,17 @@ int main(int argc, char** argv) {
     }
   }
   return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace wave3d;
+  io::Hdf5Library hdf5;  // before MPI_Init: see io/hdf5/hdf5_library.hpp
+  // MPI_THREAD_MULTIPLE is asked for so a progress thread can drive communication; a run that does
+  // not need it works with whatever level the library provides.
+  mpi::Environment environment(&argc, &argv, MPI_THREAD_MULTIPLE);
+  const int status = run_command_line(argc, argv, environment.world_rank());
+  hdf5.end();  // before MPI_Finalize
+  return status;
 }

@@ -153,7 +153,7 @@ void FieldIoSchedule<T>::write_checkpoint(int step) {
     try {
       return io::write_checkpoint<T>(comm_, path, header, solver_.current(), solver_.previous(), config_.grid, stall);
     } catch (const std::exception& e) {
-      throw std::runtime_error(fmt::format("cannot write checkpoint '{}': {}", path.string(), e.what()));
+      throw std::runtime_error(fmt::format("cannot write the checkpoint of step {} ({}): {}", step, path.string(), e.what()));
     }
   });
   record_.checkpoints.push_back(path.string());

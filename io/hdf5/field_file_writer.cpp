@@ -43,7 +43,12 @@ void create_field_datasets(MPI_Comm comm, hid_t file, const std::filesystem::pat
     write_real_attribute(dataset.get(), "time", static_cast<double>(f.time_level) * header.dt);  // level n: n dt
     write_text_attribute(dataset.get(), "time_units", "s");
     attach_coordinate_scales(dataset.get(), coordinates);
-    fill(dataset.get(), i);
+    try {
+      fill(dataset.get(), i);
+    } catch (const mpi::CollectiveError&) {
+      dataset.abandon();  // a write every rank agrees failed: see Hid::abandon
+      throw;
+    }
     dataset.close("cannot close dataset '" + f.dataset + "' of '" + file_name.string() + "'");
   }
 }
@@ -61,11 +66,18 @@ std::uint64_t write_field_file(MPI_Comm comm, const std::filesystem::path& path,
   });
   try {
     Hid file = create_parallel_file(comm, temporary);
-    create_field_datasets(comm, file.get(), temporary, header, fields, checksums, [&](hid_t dataset, std::size_t i) {
-      write_box<T>(dataset, owned_box(*fields[i].field));
-      // The hook sees the first field's values written (H5Dwrite is collective and complete on return).
-      if (i == 0 && after_first_field) after_first_field(temporary);
-    });
+    try {
+      create_field_datasets(comm, file.get(), temporary, header, fields, checksums, [&](hid_t dataset, std::size_t i) {
+        // The raw data is where a full disk or a quota strikes, on some ranks only: the ranks agree on
+        // the outcome before HDF5's next collective step.
+        mpi::collectively(comm, [&] { write_box<T>(dataset, owned_box(*fields[i].field)); });
+        // The hook sees the first field's values written (H5Dwrite is collective and complete on return).
+        if (i == 0 && after_first_field) after_first_field(temporary);
+      });
+    } catch (const mpi::CollectiveError&) {
+      file.abandon();  // see Hid::abandon
+      throw;
+    }
     file.close("cannot close '" + temporary.string() + "'");
   } catch (...) {
     // Nothing half-written stays behind: the last complete file keeps its name either way.

@@ -33,6 +33,12 @@ class Hid {
 
   hid_t get() const { return id_; }
 
+  // Forgets the identifier without closing it. For a file (and its datasets) whose write failed on
+  // some rank: HDF5's collective close would then run different collective calls on different ranks
+  // (a hang) or crash in HDF5's shutdown; the identifier stays with HDF5 until the process exits
+  // (io/hdf5/hdf5_library.hpp). Every rank must abandon the same handles.
+  void abandon() noexcept { id_ = H5I_INVALID_HID; }
+
   // Closes now and reports a failure (a file's close is where HDF5 writes its last metadata).
   void close(const std::string& what) {
     const hid_t id = std::exchange(id_, H5I_INVALID_HID);
