@@ -51,6 +51,17 @@ GRID_N = "config.grid.n"
 CONFIG_LAYOUT = "config.placement.layout"
 CONFIG_RESERVE = "config.placement.reserve"
 HALO_MODE = "config.parallel.halo"
+UPDATED_POINTS_PER_STEP = "metrics.updated_points_per_step"
+# What a report names of the runs: the machine, the grid, the kernel and T (time steps per sweep). A run.json
+# written before the "kernel" section has none of kernel.*; the report then says "not recorded".
+MACHINE_SUMMARY = "provenance.machine.summary"
+CPU_MODEL = "provenance.machine.cpu_model"
+KERNEL_NAME = "kernel.name"
+STEPS_PER_SWEEP = "kernel.steps_per_sweep"
+CONFIG_KERNEL = "config.stencil.kernel"
+CONFIG_SWEEP_STEPS = "config.blocking.steps"
+STENCIL_RADIUS = "config.stencil.radius"
+STENCIL_PRECISION = "config.stencil.precision"
 HALO_EXPOSED_FRACTION = "decomposition.halo_exposed_fraction"
 JITTER = "jitter"  # present when the run had at least 2 steps
 NOISE_AMPLIFICATION = "jitter.noise_amplification"
@@ -77,7 +88,8 @@ RUN_VALUES = {
 RUN_KEY_PATHS = (STATUS, MPOINTS_PER_SECOND, SECONDS, VERIFICATION_STATUS, PLACEMENT_AUDIT, PLACEMENT, PARALLEL_RANKS,
                  THREADS_PER_RANK, WORLD_SIZE, BATCH_JOB, HOSTNAME, BINDING, GRID_N, CONFIG_LAYOUT, CONFIG_RESERVE,
                  HALO_MODE, HALO_EXPOSED_FRACTION, JITTER, NOISE_AMPLIFICATION, PER_STEP_MAX, PER_STEP_MEDIAN,
-                 STEP_P50, STEP_P99, STEP_MAX, FIELD_IO_SECONDS)
+                 STEP_P50, STEP_P99, STEP_MAX, FIELD_IO_SECONDS, UPDATED_POINTS_PER_STEP, MACHINE_SUMMARY, CPU_MODEL,
+                 KERNEL_NAME, STEPS_PER_SWEEP, CONFIG_KERNEL, CONFIG_SWEEP_STEPS, STENCIL_RADIUS, STENCIL_PRECISION)
 
 MISSING = object()
 

@@ -172,6 +172,8 @@ def load_run(directory):
         "layout": placement.get("layout", lookup(doc, files.CONFIG_LAYOUT)),
         "reserve": placement.get("reserve", lookup(doc, files.CONFIG_RESERVE)),
         "halo": lookup(doc, files.HALO_MODE),
+        "ranks_per_node": placement.get("ranks_per_node"),
+        "points_per_step": lookup(doc, files.UPDATED_POINTS_PER_STEP),
     }
     return RunData(path=directory, ranks=len(ranks), threads_per_rank=int(lookup(doc, files.THREADS_PER_RANK, 1)),
                    steps=steps, phases=phases, noise_amplification=amplification, per_step_max_s=per_step_max,
