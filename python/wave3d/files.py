@@ -29,7 +29,7 @@ IOBENCH_OLDEST = 2  # version 2 named its bandwidths best/median_gibytes_per_sec
 ADVISE_FORMAT = ("wave3d-advise", 1)
 # The documents this package writes carry the same header.
 STUDY_FORMAT = ("wave3d-study", 2)  # study.json, by the study runner (version 1: "seconds" for duration_s)
-REPORT_FORMAT = ("wave3d-study-report", 1)  # report.json, by the study report
+REPORT_FORMAT = ("wave3d-study-report", 2)  # report.json, by the study report (2: bootstrap intervals, tail model)
 
 # Key paths in run.json, dotted.
 STATUS = "status"  # "completed"; "failed" when one rank ended the job (then FAILURE says where and why);

@@ -111,7 +111,14 @@ class SurplusStudy(ReportedStudy):
         self.assertEqual((off["best"]["cores"], off["saturation"]["cores"]), (4, 4))  # 92.5 < 95 % of 99
         self.assertEqual((on["best"]["cores"], on["saturation"]["cores"]), (2, 2))
         self.assertAlmostEqual(on["saturation"]["fraction_of_best"], 1.0)
-        self.assertIn("saturates at **4**", self.md)
+        # daemon off: 4 cores (98, 100, 99) are faster than 2 (90, 95) by the decision rule: still rising
+        self.assertEqual(off["saturation_verdict"]["verdict"], "rising")
+        self.assertEqual(off["saturation_verdict"]["last_step"]["ratio"]["verdict"], "faster")
+        self.assertIn("**still rising** at its last point (4 against 2: faster", self.md)
+        self.assertNotIn("saturates at **4**", self.md)
+        # daemon on: 4 cores (80, 85) are slower than 2 (92, 96, 94): saturated at 2
+        self.assertEqual(on["saturation_verdict"]["verdict"], "saturated")
+        self.assertIn("saturates at **2**", self.md)
         self.assertTrue(is_png(os.path.join(self.out, "saturation.png")))
 
     def test_surplus_core_finding(self):
@@ -138,14 +145,22 @@ class SurplusStudy(ReportedStudy):
         pairs = {(p["reserved"], p["all_cores"]) for p in reserved["pairs"]}
         self.assertEqual(pairs, {(surplus_id(c, d), surplus_id(4, d)) for c in (1, 2) for d in (False, True)})
         for p in reserved["pairs"]:
-            self.assertIn("uncoordinated", p["verdict"])
-            self.assertIn(p["verdict"]["uncoordinated"], self.md)
+            for key in ("equal_ranks", "equal_nodes", "co_scheduled"):
+                self.assertIn(p["verdict"][key], self.md)
+            for key in ("equal_ranks", "equal_nodes"):
+                c = p[key]
+                self.assertLessEqual(c["supported_up_to"], 3)  # a few delays per configuration support little
+                if c["crossover"] is not None and c["low"] is not None:
+                    self.assertLessEqual(c["low"], c["crossover"])
         entries = self.json["extrapolation"]["configurations"]
         self.assertEqual(len(entries), 6)
         for e in entries:
             self.assertEqual([p["ranks"] for p in e["predictions"]], [1, 100, 1_000, 10_000, 100_000, 1_000_000])
             slowdowns = [p["slowdown"] for p in e["predictions"]]
             self.assertEqual(slowdowns, sorted(slowdowns))  # more ranks never make the slowest one faster
+            for p in e["predictions"]:
+                self.assertLessEqual(p["slowdown_low"], p["slowdown_high"])
+                self.assertEqual(p["supported"], p["ranks"] <= e["supported_ranks"])
 
     def test_every_plot_is_a_png_and_linked(self):
         plots = self.json["plots"]
@@ -157,6 +172,32 @@ class SurplusStudy(ReportedStudy):
         for cid in self.rows:
             self.assertIn(f"`{cid}`", self.md)
         self.assertEqual([n for n in os.listdir(self.out) if n.startswith(".")], [])  # no temporary files left
+
+    def test_report_csv_has_a_row_per_configuration_with_intervals(self):
+        import csv
+        with open(os.path.join(self.out, "report.csv"), encoding="utf-8") as f:
+            rows = {r["configuration"]: r for r in csv.DictReader(f)}
+        self.assertEqual(set(rows), set(self.rows))
+        reference = self.json["reference_configuration"]
+        self.assertEqual(reference, "cores1-daemon-off")  # the study's first configuration with a result
+        for cid, r in rows.items():
+            values = counted(SURPLUS_RUNS[next(k for k in SURPLUS_RUNS if surplus_id(*k) == cid)])
+            self.assertEqual(int(r["repetitions"]), len(values))
+            self.assertAlmostEqual(float(r["mpoints_per_second_median"]), statistics.median(values))
+            self.assertLessEqual(float(r["mpoints_per_second_low"]), float(r["mpoints_per_second_median"]))
+            self.assertGreaterEqual(float(r["mpoints_per_second_high"]), float(r["mpoints_per_second_median"]))
+            self.assertEqual(r["reference_configuration"], reference)
+            self.assertIn(r["verdict"], ("faster", "slower", "not distinguishable"))
+            self.assertEqual(r["placement.compute_cores_per_socket"], str(self.rows[cid]["parameters"][
+                "placement.compute_cores_per_socket"]))
+        self.assertEqual(rows["cores4-daemon-off"]["verdict"], "faster")  # 98-100 against 50-51
+        self.assertEqual(rows["cores1-daemon-off"]["verdict"], "not distinguishable")  # itself
+
+    def test_header_and_figures_name_the_runs(self):
+        self.assertIn("| grid | not recorded |", self.md)  # the synthetic run.json has no config section
+        self.assertIn("| T (time steps per sweep) | not recorded |", self.md)
+        self.assertIn("Decision rule: A is faster than B when the 95 % bootstrap interval", self.md)
+        self.assertEqual(self.json["format_version"], 2)
 
     def test_tolerance_option_moves_the_saturation_point(self):
         out = os.path.join(self.root, "tolerance")

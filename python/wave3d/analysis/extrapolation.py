@@ -30,7 +30,7 @@ def _delay_summary(scenario):
             "max_s": float(d.sorted[-1]), "min_s": float(d.sorted[0])}
 
 
-def _validation(scenario):
+def run_check(scenario):
     """The model at the run's own rank count against what wave3d measured in that run: the amplification
     (run.json noise_amplification) and the mean step time of the slowest rank (mean of per_step_max_s)."""
     run = scenario.run
@@ -105,7 +105,7 @@ def extrapolate(scenarios, rank_counts, mc_steps=1000, mc_max_ranks=10_000, seed
         entry = {"label": s.label, "source": s.source, "run": s.run.path if s.run is not None else None,
                  "run_summary": _run_summary(s.run), "base_s": s.base_s, "one_rank_step_s": s.expected_step_s(1),
                  "delay": _delay_summary(s), "independent_steps": s.independent_steps,
-                 "delays_nonnegative": s.delays_nonnegative, "facts": s.facts, "validation": _validation(s),
+                 "delays_nonnegative": s.delays_nonnegative, "facts": s.facts, "validation": run_check(s),
                  "predictions": [_prediction_row(s, n, reference_s, mc_steps, mc_max_ranks, rng) for n in rank_counts],
                  "curve": _curve(s, reference_s, max(rank_counts))}
         result["scenarios"].append(entry)

@@ -19,6 +19,7 @@ from .. import files
 from ..files import lookup
 from .errors import InputError
 from .loaders import load_run
+from .run_facts import run_facts
 from .study_placement import read_audit
 
 STUDY_FILE = files.STUDY_JSON
@@ -52,7 +53,8 @@ class RunResult:
     verification: str = None
     placement: object = None  # the PlacementAudit of a done run; None when not audited (or not read)
     step_totals: np.ndarray = None  # total step time (s), ranks x steps after the first
-    step_data: object = None  # the loaders.RunData, kept for the median repetition only
+    step_data: object = None  # the loaders.RunData of a counting run with step times
+    facts: dict = None  # machine, grid, kernel and T of a done run (run_facts.py)
     steps_note: str = None  # why there are no step times
 
     @property
@@ -219,13 +221,14 @@ def _read_run_values(run):
     status = lookup(doc, files.VERIFICATION_STATUS)
     run.verification = status if isinstance(status, str) else None
     run.placement = read_audit(doc, run_json)
+    run.facts = run_facts(doc)
     if run.verification == "FAILED":
         run.problem = "done, but its verification FAILED"
     return doc
 
 
-def _read_step_times(run, doc, keep_data):
-    """steps.csv of a counting run -> run.step_totals (and run.step_data when keep_data), or run.steps_note."""
+def _read_step_times(run, doc):
+    """steps.csv of a counting run -> run.step_totals and run.step_data, or run.steps_note."""
     if not isinstance(lookup(doc, files.NOISE_AMPLIFICATION), (int, float)):
         run.steps_note = "run.json has no jitter section (fewer than 2 steps)"
         return
@@ -234,8 +237,7 @@ def _read_step_times(run, doc, keep_data):
         return
     data = load_run(run.path)
     run.step_totals = data.phases["total"]
-    if keep_data:
-        run.step_data = data
+    run.step_data = data  # every repetition's: the tail model pools them and holds each out in turn
 
 
 def median_repetition(runs):
@@ -293,7 +295,7 @@ def load_study(directory):
                 documents[run.repetition] = _read_run_values(run)
         configuration.median_run = median_repetition(configuration.runs)
         for run in configuration.good_runs:
-            _read_step_times(run, documents[run.repetition], keep_data=run is configuration.median_run)
+            _read_step_times(run, documents[run.repetition])
 
     return Study(directory=directory, path=path, name=str(study_doc.get("name", os.path.basename(directory))),
                  description=str(study_doc.get("description") or ""), file=str(study_doc.get("file") or ""),

@@ -7,14 +7,18 @@
 - paired ratios: configurations that differ in one axis only (first-touch / serial, daemon on / off,
   progress thread, halo mode), as the ratio of their median throughputs.
 
+Every comparison carries the bootstrap interval of its ratio and the verdict of the decision rule
+(bootstrap.py): a saturation point, a surplus core or a ratio is stated only where the interval allows.
+
 Every number comes from the repetitions that count; a configuration without any shows no value. Each
 point, line and ratio lists in "placement_wrong" the configurations behind it whose placement was wrong.
 """
 
+from .bootstrap import FASTER
 from .study import parameter_key
 from .study_placement import merge_wrong, wrong_among
 from .study_stats import (axis_short_names, determining_axes, group_by, parameters_label, ranges_overlap,
-                          throughput)
+                          throughput, throughput_interval, throughput_ratio)
 
 CORES_PER_SOCKET_AXIS = "placement.compute_cores_per_socket"
 DEFAULT_SATURATION_TOLERANCE = 0.05
@@ -79,8 +83,9 @@ def _line_axes(configurations, varying, axis, cores_of):
 def _point(configuration, cores):
     t = throughput(configuration)
     return {"cores": cores, "configuration": configuration.id,
-            "mpoints_per_second": t.as_dict() if t else None, "placement_wrong": wrong_among(configuration),
-            "_summary": t}
+            "mpoints_per_second": t.as_dict() if t else None,
+            "mpoints_per_second_interval": throughput_interval(configuration),
+            "placement_wrong": wrong_among(configuration), "_summary": t, "_configuration": configuration}
 
 
 def _saturation_point(points, tolerance):
@@ -98,6 +103,28 @@ def _saturation_point(points, tolerance):
              "placement_wrong": merge_wrong(first["placement_wrong"], best["placement_wrong"])})
 
 
+def _saturation_verdict(points, saturation_point):
+    """Whether the line still rises at its last point, by the decision rule (bootstrap.py): 'rising' when the
+    most cores are faster than the next fewer; 'saturated' when no point with more cores than the saturation
+    point is faster than it; otherwise 'not distinguishable'. With the ratios it rests on."""
+    measured = [p for p in points if p["_summary"]]
+    if len(measured) < 2 or saturation_point is None:
+        return {"verdict": None, "last_step": None, "beyond_saturation": []}
+    last, previous = measured[-1], measured[-2]
+    step = {"from_cores": previous["cores"], "to_cores": last["cores"],
+            "ratio": throughput_ratio(last["_configuration"], previous["_configuration"])}
+    at = next(p for p in measured if p["configuration"] == saturation_point["configuration"])
+    beyond = [{"cores": p["cores"], "ratio": throughput_ratio(p["_configuration"], at["_configuration"])}
+              for p in measured if p["cores"] > at["cores"]]
+    if step["ratio"]["verdict"] == FASTER:
+        verdict = "rising"
+    elif beyond and all(b["ratio"]["verdict"] != FASTER for b in beyond):
+        verdict = "saturated"
+    else:
+        verdict = "not distinguishable"
+    return {"verdict": verdict, "last_step": step, "beyond_saturation": beyond}
+
+
 def _surplus(line, machine_cores):
     """Whether fewer computing cores beat the most cores measured on this line."""
     measured = [p for p in line["points"] if p["_summary"]]
@@ -107,7 +134,8 @@ def _surplus(line, machine_cores):
     at_most = max((p for p in measured if p["cores"] == most), key=lambda p: p["_summary"].median)
     fewer = max((p for p in measured if p["cores"] < most), key=lambda p: p["_summary"].median)
     a, f = at_most["_summary"], fewer["_summary"]
-    return {"daemon": line["daemon"], "all_cores": most, "all_cores_is_machine": most == machine_cores,
+    ratio = throughput_ratio(fewer["_configuration"], at_most["_configuration"])
+    return {"ratio": ratio, "verdict": ratio["verdict"] if ratio else None,"daemon": line["daemon"], "all_cores": most, "all_cores_is_machine": most == machine_cores,
             "all_cores_configuration": at_most["configuration"], "all_cores_median": a.median,
             "fewer_cores": fewer["cores"], "fewer_cores_configuration": fewer["configuration"],
             "fewer_cores_median": f.median, "gain_percent": 100 * (f.median / a.median - 1),
@@ -140,6 +168,7 @@ def saturation(study, tolerance=DEFAULT_SATURATION_TOLERANCE):
                 "points": sorted((_point(c, cores_of(c)) for c in members), key=lambda p: p["cores"])}
         line["placement_wrong"] = merge_wrong(*(p["placement_wrong"] for p in line["points"]))
         line["best"], line["saturation"] = _saturation_point(line["points"], tolerance)
+        line["saturation_verdict"] = _saturation_verdict(line["points"], line["saturation"])
         line["surplus"] = _surplus(line, machine_cores) if with_daemon and line["daemon"] is not None else None
         result["lines"].append(line)
     return result
@@ -179,6 +208,7 @@ def paired_ratios(study, axis, baseline, title):
                 continue
             t, r = throughput(c), throughput(reference)
             rows.append({"label": parameters_label(parameters, others, names) or "(no other axis)",
+                         "interval": throughput_ratio(c, reference) if t and r else None,
                          "parameters": parameters, "value": c.parameters.get(axis), "baseline": base,
                          "configuration": c.id, "baseline_configuration": reference.id,
                          "median": t.median if t else None, "baseline_median": r.median if r else None,

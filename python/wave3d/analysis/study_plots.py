@@ -61,7 +61,7 @@ def plot_throughput(rows, path, study_name):
     ax.set_yticklabels([row["short_label"] + (" (placement wrong)" if row["placement"]["wrong"] else "")
                         for row in rows], fontsize=8)
     ax.set_xlabel("MPoints/s (bar: median of the repetitions; whiskers: min and max)")
-    ax.set_title(f"{study_name}: throughput per configuration", fontsize=10)
+    ax.set_title(f"{study_name}\nthroughput per configuration", fontsize=9)
     ax.grid(True, axis="x", alpha=0.3)
     ax.margins(x=0.12)
     fig.tight_layout()
@@ -92,8 +92,8 @@ def plot_saturation(saturation, path, study_name):
     ax.set_ylabel("MPoints/s (median; band and bars: min-max)")
     ax.set_ylim(bottom=0)
     tolerance = 100 * saturation["tolerance"]
-    ax.set_title(f"{study_name}: saturation (circled: fewest cores within {tolerance:g} % of the line's best)",
-                 fontsize=10)
+    ax.set_title(f"{study_name}\nsaturation (circled: fewest cores within {tolerance:g} % of the line's best)",
+                 fontsize=9)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -122,7 +122,7 @@ def _pages(items):
     return [items[i:i + PANELS_PER_PAGE] for i in range(0, len(items), PANELS_PER_PAGE)]
 
 
-def plot_heatmaps(study, labels, paths):
+def plot_heatmaps(study, labels, title, paths):
     """Per configuration, the median repetition's total step time per rank and step."""
     for path, page in zip(paths, _pages(study.configurations)):
         fig, axes = _page_axes(len(page))
@@ -143,7 +143,7 @@ def plot_heatmaps(study, labels, paths):
             if totals.shape[0] <= 16:
                 ax.set_yticks(range(totals.shape[0]))
             ax.tick_params(labelsize=7)
-        fig.suptitle(f"{study.name}: total step time per rank and step", fontsize=10)
+        fig.suptitle(f"{title}\ntotal step time per rank and step", fontsize=10)
         fig.tight_layout()
         save_figure(fig, path)
 
@@ -171,7 +171,7 @@ def step_time_samples(configuration):
     return np.concatenate(parts) if parts else None
 
 
-def plot_histograms(study, labels, paths):
+def plot_histograms(study, labels, title, paths):
     for path, page in zip(paths, _pages(study.configurations)):
         fig, axes = _page_axes(len(page))
         for ax, c in zip(axes, page):
@@ -197,28 +197,32 @@ def plot_histograms(study, labels, paths):
             ax.set_ylabel("rank-steps", fontsize=8)
             ax.tick_params(labelsize=7)
             ax.legend(fontsize=7)
-        fig.suptitle(f"{study.name}: step times of all ranks and repetitions (steps after the first)", fontsize=10)
+        fig.suptitle(f"{title}\nstep times of all ranks and repetitions (steps after the first)", fontsize=10)
         fig.tight_layout()
         save_figure(fig, path)
 
 
 def plot_extrapolation(entries, path, study_name):
-    """Expected step time and slowdown against N, uncoordinated noise, one line per configuration; dotted
-    where N is beyond the independent steps measured (as in plotting.py)."""
+    """Expected step time and slowdown against N, uncoordinated noise, one line per configuration with its 95 %
+    bootstrap band; dotted beyond the largest N the configuration's data support."""
     plt = _plt()
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 6), dpi=110)
     for i, e in enumerate(x for x in entries if x.get("curve")):
         colour = _colour(i)
-        ranks = np.asarray(e["curve"]["ranks"])
-        supported = ranks <= e["independent_steps"]
-        for ax, values, scale in ((left, e["curve"]["step_s"], 1e3), (right, e["curve"]["slowdown"], 1.0)):
-            y = np.asarray(values) * scale
+        curve = e["curve"]
+        ranks = np.asarray(curve["ranks"])
+        supported = ranks <= e["supported_ranks"]
+        for ax, key, scale in ((left, "step", 1e3), (right, "slowdown", 1.0)):
+            suffix = "_s" if key == "step" else ""
+            y = np.asarray(curve[key + suffix]) * scale
+            low = np.asarray(curve[key + "_low" + suffix]) * scale
+            high = np.asarray(curve[key + "_high" + suffix]) * scale
+            ax.fill_between(ranks, low, high, color=colour, alpha=0.12, linewidth=0)
             solid = np.flatnonzero(supported)
             if solid.size:
                 ax.plot(ranks[: solid[-1] + 1], y[: solid[-1] + 1], color=colour, label=e["label"])
             start = solid[-1] if solid.size else 0
-            ax.plot(ranks[start:], y[start:], color=colour, linestyle=":",
-                    label=None if solid.size else e["label"])
+            ax.plot(ranks[start:], y[start:], color=colour, linestyle=":", label=None if solid.size else e["label"])
             measured = next((p for p in e["predictions"] if p["ranks"] == e["ranks"]), None)
             if measured is not None:
                 value = measured["step_s"] * 1e3 if ax is left else measured["slowdown"]
@@ -226,14 +230,16 @@ def plot_extrapolation(entries, path, study_name):
     for ax, label in ((left, "expected step time (ms)"),
                       (right, "slowdown: expected step / the configuration's own on one rank")):
         ax.set_xscale("log")
+        ax.set_yscale("log")
         ax.set_xlabel("ranks N (bulk-synchronous: every step waits for the slowest)")
         ax.set_ylabel(label)
         ax.grid(True, which="both", alpha=0.3)
-    left.set_title("uncoordinated noise, from each configuration's median repetition (dot: measured ranks)",
-                   fontsize=9)
-    right.set_title("dotted: beyond the measured tail (N >= rank-steps measured)", fontsize=9)
+    left.set_title("uncoordinated noise, all repetitions, GPD tail over the 95th percentile (dot: measured ranks)",
+                   fontsize=8)
+    right.set_title("dotted: beyond the largest N the data support (held-out check)", fontsize=8)
     handles, names = left.get_legend_handles_labels()
     fig.legend(handles, names, fontsize=7, loc="lower center", ncol=3, frameon=False)
-    fig.suptitle(f"{study_name}: predicted effect of the measured jitter at scale", fontsize=10)
+    fig.suptitle(f"{study_name}\npredicted effect of the measured jitter at scale (bands: 95 % bootstrap intervals)",
+                 fontsize=9)
     fig.tight_layout(rect=(0, 0.04 + 0.025 * math.ceil(len(names) / 3), 1, 1))
     save_figure(fig, path)

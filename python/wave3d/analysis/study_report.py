@@ -1,4 +1,4 @@
-"""A study directory -> report.md, report.json and the PNGs (study_plots.py) in an output directory.
+"""A study directory -> report.md, report.csv, report.json and the PNGs (study_plots.py) in an output directory.
 
 Everything is computed before the first file is written, so bad input writes nothing. Each file is
 written under a temporary name and renamed into place, report.md last: a report that fails half-way
@@ -7,13 +7,16 @@ leaves the previous report.md as it was."""
 import os
 
 from .. import files
+from .bootstrap import DECISION_RULE, DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from .errors import InputError
+from .run_facts import combined_facts, facts_line
+from .study_csv import format_csv
 from .study_findings import DEFAULT_SATURATION_TOLERANCE, paired_findings, saturation, strip_private
 from .study_jitter import configuration_extrapolations, reserved_comparisons
 from . import study_plots
 from .study_markdown import format_markdown
 from .study_placement import run_counts as placement_counts, wrong_runs
-from .study_stats import axis_short_names, best_configuration, configuration_rows, short_labels
+from .study_stats import axis_short_names, best_configuration, configuration_rows, reference_configuration, short_labels
 
 NUMBERED_PLOTS = ("step_heatmap", "step_histograms")
 
@@ -28,7 +31,7 @@ def _run_counts(study):
     return counts
 
 
-def build_report(study, tolerance=DEFAULT_SATURATION_TOLERANCE):
+def build_report(study, tolerance=DEFAULT_SATURATION_TOLERANCE, resamples=None):
     """Everything the report shows, as a JSON-ready dict (report.json); keys starting with '_' are kept for the
     plots and left out of the file."""
     labels = short_labels(study)
@@ -36,13 +39,18 @@ def build_report(study, tolerance=DEFAULT_SATURATION_TOLERANCE):
     short = axis_short_names(varying)
     rows = configuration_rows(study, labels)
     sat = saturation(study, tolerance)
-    entries, scenarios = configuration_extrapolations(study, labels)
+    entries, scenarios = configuration_extrapolations(study, labels, resamples)
     count = len(study.configurations)
+    reference = reference_configuration(study)
     return {
         **files.header(files.REPORT_FORMAT, "wave3d-study report"),
         "study_directory": study.directory,
         "study": {"name": study.name, "description": study.description, "file": study.file},
         "job": study.job, "machine": study.machine, "repetitions": study.repetitions,
+        "run_facts": combined_facts([r.facts for r in study.runs if r.counts]),
+        "statistics": {"decision_rule": DECISION_RULE, "level_percent": 100 * DEFAULT_LEVEL,
+                       "resamples": DEFAULT_RESAMPLES, "seed": DEFAULT_SEED, "paired_by": "repetition"},
+        "reference_configuration": reference.id if reference else None,
         "axes": [{"name": n, "values": v, "varying": n in varying, "short_name": short.get(n)} for n, v in study.axes],
         "options": {"saturation_tolerance": tolerance},
         "runs": _run_counts(study),
@@ -87,12 +95,13 @@ def _remove_stale_pages(output_dir, plots):
 
 
 def write_report(study, report, output_dir):
-    """The PNGs, report.json, then report.md into output_dir (created if missing). Returns the paths written."""
+    """The PNGs, report.json, report.csv, then report.md into output_dir (created if missing). Returns the paths written."""
     try:
         os.makedirs(output_dir, exist_ok=True)
     except OSError as e:
         raise InputError(output_dir, f"cannot create the output directory ({e.strerror})") from None
     plots, labels = report["plots"], report["_labels"]
+    title = f"{study.name}\n{facts_line(report['run_facts'])}"
     written = []
 
     def at(name):
@@ -101,14 +110,14 @@ def write_report(study, report, output_dir):
         return path
 
     try:
-        study_plots.plot_throughput(report["configurations"], at(plots["throughput"]), study.name)
+        study_plots.plot_throughput(report["configurations"], at(plots["throughput"]), title)
         if plots["saturation"]:
-            study_plots.plot_saturation(report["_saturation"], at(plots["saturation"]), study.name)
-        study_plots.plot_heatmaps(study, labels, [at(p) for p in plots["heatmaps"]])
-        study_plots.plot_histograms(study, labels, [at(p) for p in plots["histograms"]])
+            study_plots.plot_saturation(report["_saturation"], at(plots["saturation"]), title)
+        study_plots.plot_heatmaps(study, labels, title, [at(p) for p in plots["heatmaps"]])
+        study_plots.plot_histograms(study, labels, title, [at(p) for p in plots["histograms"]])
         if plots["extrapolation"]:
             study_plots.plot_extrapolation(report["extrapolation"]["configurations"], at(plots["extrapolation"]),
-                                           study.name)
+                                           title)
     except OSError as e:
         raise InputError(written[-1] if written else output_dir, f"cannot write ({e.strerror})") from None
     public = {k: v for k, v in report.items() if not k.startswith("_")}
@@ -116,6 +125,7 @@ def write_report(study, report, output_dir):
         files.write_json_atomically(at(files.REPORT_JSON), public)
     except OSError as e:
         raise InputError(written[-1], f"cannot write ({e.strerror})") from None
+    _write_text(at("report.csv"), format_csv(public))
     _write_text(at("report.md"), format_markdown(public))
     _remove_stale_pages(output_dir, plots)
     return written

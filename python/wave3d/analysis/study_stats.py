@@ -7,6 +7,7 @@ from itertools import combinations
 
 import numpy as np
 
+from .bootstrap import median_interval, ratio_interval
 from .study import parameter_key, value_text
 from .study_placement import NOT_AUDITED, configuration_placement, wrong_among
 
@@ -59,6 +60,25 @@ def run_summary(configuration, name):
 
 def throughput(configuration):
     return run_summary(configuration, "mpoints_per_second")
+
+
+def repetition_values(configuration, name="mpoints_per_second"):
+    """Repetition number -> value, of the repetitions that count: what the bootstrap pairs ratios by."""
+    return {r.repetition: r.values.get(name) for r in configuration.good_runs if r.values.get(name) is not None}
+
+
+def throughput_interval(configuration):
+    return median_interval(list(repetition_values(configuration).values()))
+
+
+def throughput_ratio(a, b):
+    """Median throughput of a over b's, with its bootstrap interval and verdict (bootstrap.py)."""
+    return ratio_interval(repetition_values(a), repetition_values(b))
+
+
+def reference_configuration(study):
+    """The configuration every other is compared with in report.csv: the study's first one with a result."""
+    return next((c for c in study.configurations if c.good_runs), None)
 
 
 def axis_short_names(names):
@@ -139,6 +159,8 @@ def configuration_rows(study, labels):
                       "placement_verdict": _run_placement(r)[0], "placement_problems": _run_placement(r)[1]}
                      for r in c.runs],
             "mpoints_per_second": t.as_dict() if t else None,
+            "mpoints_per_second_interval": throughput_interval(c),
+            "ratio_to_reference": None,
             "ratio_to_best": None,
             "ratio_to_best_placement_wrong": [],
             "step_p99_ms_median": p99.median * 1e3 if p99 else None,
@@ -149,6 +171,10 @@ def configuration_rows(study, labels):
             "median_repetition": c.median_run.repetition if c.median_run else None,
         })
     measured = [r for r in rows if r["mpoints_per_second"]]
+    reference = reference_configuration(study)
+    if reference is not None:
+        for c, row in zip(study.configurations, rows):
+            row["ratio_to_reference"] = throughput_ratio(c, reference) if c.good_runs else None
     if measured:
         best = max(measured, key=lambda r: r["mpoints_per_second"]["median"])
         by_id = {c.id: c for c in study.configurations}

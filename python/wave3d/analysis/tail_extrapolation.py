@@ -233,7 +233,7 @@ def crossover_text(c):
         return f"never within {limit}" if v is None else str(v)
 
     if c["crossover"] is None and c["low"] is None:
-        head = f"never within {limit} {unit} (in every resample's {level} range)"
+        head = f"never within {limit} {unit} ({level} interval: never)"
     elif c["crossover"] is None:
         head = f"never within {limit} {unit} ({level} interval {bound(c['low'])} .. {bound(c['high'])})"
     else:
