@@ -116,6 +116,9 @@ def build_parser():
     check.add_argument("--monte-carlo-max-ranks", type=positive_int, default=10_000,
                        help="simulate only rank counts up to this (default: %(default)s)")
     check.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
+    check.add_argument("--tail-resamples", type=non_negative_int, default=200,
+                       help="bootstrap resamples of the tail model's intervals, 0 to leave the tail model out "
+                            "(default: %(default)s)")
     out = p.add_argument_group("output (the table always goes to stdout)")
     out.add_argument("--json", metavar="FILE", help="write the full result as JSON")
     out.add_argument("--png", metavar="FILE", help="write the plot")
@@ -196,7 +199,8 @@ def main(argv=None):
     try:
         scenarios = build_scenarios(args, parser)
         result = extrapolate(scenarios, rank_counts_for(scenarios, args.ranks), mc_steps=args.monte_carlo_steps,
-                             mc_max_ranks=args.monte_carlo_max_ranks, seed=args.seed)
+                             mc_max_ranks=args.monte_carlo_max_ranks, seed=args.seed,
+                             tail_resamples=args.tail_resamples)
         sys.stdout.write(format_report(result))
         for path in write_outputs(result, args):
             print(f"wrote {path}")

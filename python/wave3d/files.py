@@ -29,6 +29,7 @@ IOBENCH_OLDEST = 2  # version 2 named its bandwidths best/median_gibytes_per_sec
 ADVISE_FORMAT = ("wave3d-advise", 1)
 # The documents this package writes carry the same header.
 STUDY_FORMAT = ("wave3d-study", 2)  # study.json, by the study runner (version 1: "seconds" for duration_s)
+EXTRAPOLATION_FORMAT = ("wave3d-extrapolation", 2)  # extrapolation.json (1: the same keys without a header or "tail")
 REPORT_FORMAT = ("wave3d-study-report", 2)  # report.json, by the study report (2: bootstrap intervals, tail model)
 
 # Key paths in run.json, dotted.

@@ -30,6 +30,27 @@ class Outputs(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir)
 
+    def test_tail_model_and_intervals_in_the_json(self):
+        out = os.path.join(self.dir, "x.json")
+        done = extrapolate("--all-cores", ALL_CORES, "--reserved", RESERVED, "--monte-carlo-steps", "0",
+                           "--tail-resamples", "30", "--json", out)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(out, encoding="utf-8") as f:
+            result = json.load(f)
+        self.assertEqual((result["format"], result["format_version"]), ("wave3d-extrapolation", 2))
+        for entry in result["scenarios"]:
+            tail = entry["tail"]
+            self.assertEqual(tail["bootstrap"]["resamples"], 30)
+            self.assertGreaterEqual(tail["supported_ranks"], 1)
+            for p in tail["predictions"]:
+                self.assertLessEqual(p["step_low_s"], p["step_high_s"])
+                self.assertEqual(p["supported"], p["ranks"] <= tail["supported_ranks"])
+        comparison = result["comparison"]["tail"]
+        self.assertEqual((comparison["equal_ranks"]["unit"], comparison["equal_nodes"]["unit"]), ("ranks", "nodes"))
+        self.assertEqual(comparison["ranks_per_node"], {"all_cores": 2, "reserved": 1})  # run.json placement
+        self.assertIn("equal node count", done.stdout)
+        self.assertIn(comparison["verdict"]["equal_ranks"], done.stdout)
+
     def test_help(self):
         done = extrapolate("--help")
         self.assertEqual(done.returncode, 0)

@@ -3,7 +3,9 @@ gathered into one plain dict (the JSON output; the text table and the plot are d
 
 import numpy as np
 
+from .. import files
 from .model import CO_SCHEDULED, UNCOORDINATED, crossover_ranks, monte_carlo_step_s, reserved_wins_ranges
+from .tail_extrapolation import ASSUMPTIONS, TailFits, crossover, crossover_text, measurement_from_runs, predictions
 
 DEFAULT_RANK_COUNTS = (100, 1_000, 10_000, 100_000, 1_000_000)
 
@@ -93,11 +95,34 @@ def rank_counts_for(scenarios, extra=()):
     return sorted(counts)
 
 
-def extrapolate(scenarios, rank_counts, mc_steps=1000, mc_max_ranks=10_000, seed=1, crossover_max=1_000_000):
+def _tail_fits(scenario, resamples, seed):
+    """The tail model of a scenario measured in a run (None for trace delays, whose samples are phase points of
+    a few traces rather than measured steps, and when resamples is 0)."""
+    if resamples <= 0 or scenario.run is None or scenario.noise is not None:
+        return None
+    measurement = measurement_from_runs(scenario.label, [scenario.run], [1], scenario.facts["quantity"],
+                                        scenario.facts["base_quantile"])
+    return TailFits(measurement, resamples=resamples, seed=seed)
+
+
+def _tail_section(fits, rank_counts, reference):
+    """The tail model's figures; slowdowns over the reference scenario's one-rank step under its own tail model,
+    or over this scenario's own when the reference has none."""
+    if fits is None:
+        return None
+    reference = reference or fits
+    return {**fits.describe(), "slowdown_over": reference.measurement.label,
+            "predictions": predictions(fits, rank_counts, reference=reference)}
+
+
+def extrapolate(scenarios, rank_counts, mc_steps=1000, mc_max_ranks=10_000, seed=1, crossover_max=1_000_000,
+                tail_resamples=200):
     """Everything the report shows, as a JSON-ready dict. scenarios[0] is the reference (all cores computing)."""
     rng = np.random.default_rng(seed)
     reference_s = scenarios[0].expected_step_s(1, UNCOORDINATED)
-    result = {"model": MODEL_DESCRIPTION, "reference": {"scenario": scenarios[0].label, "step_s": reference_s},
+    fits = [_tail_fits(s, tail_resamples, seed + i) for i, s in enumerate(scenarios)]
+    reference_fits = fits[0]
+    result = {**files.header(files.EXTRAPOLATION_FORMAT, "extrapolate.py"), "model": MODEL_DESCRIPTION, "reference": {"scenario": scenarios[0].label, "step_s": reference_s},
               "rank_counts": [int(n) for n in rank_counts],
               "monte_carlo": {"steps": mc_steps, "max_ranks": mc_max_ranks, "seed": seed, "sigmas": MONTE_CARLO_SIGMAS},
               "scenarios": [], "comparison": None}
@@ -107,7 +132,8 @@ def extrapolate(scenarios, rank_counts, mc_steps=1000, mc_max_ranks=10_000, seed
                  "delay": _delay_summary(s), "independent_steps": s.independent_steps,
                  "delays_nonnegative": s.delays_nonnegative, "facts": s.facts, "validation": run_check(s),
                  "predictions": [_prediction_row(s, n, reference_s, mc_steps, mc_max_ranks, rng) for n in rank_counts],
-                 "curve": _curve(s, reference_s, max(rank_counts))}
+                 "curve": _curve(s, reference_s, max(rank_counts)),
+                 "tail": _tail_section(fits[len(result["scenarios"])], rank_counts, reference_fits)}
         result["scenarios"].append(entry)
     if len(scenarios) == 2:
         all_cores, reserved = scenarios
@@ -115,7 +141,16 @@ def extrapolate(scenarios, rank_counts, mc_steps=1000, mc_max_ranks=10_000, seed
         result["comparison"] = {
             "all_cores": all_cores.label, "reserved": reserved.label, "searched_up_to_ranks": crossover_max,
             "reserved_wins_ranges": ranges,
-            "crossover_ranks": {c: crossover_ranks(r, crossover_max) for c, r in ranges.items()}}
+            "crossover_ranks": {c: crossover_ranks(r, crossover_max) for c, r in ranges.items()},
+            "tail": None}
+        if fits[0] is not None and fits[1] is not None:
+            equal_ranks = crossover(fits[0], fits[1], per_node=False, n_max=crossover_max)
+            equal_nodes = crossover(fits[0], fits[1], per_node=True, n_max=crossover_max)
+            result["comparison"]["tail"] = {
+                "assumptions": ASSUMPTIONS, "equal_ranks": equal_ranks, "equal_nodes": equal_nodes,
+                "ranks_per_node": {"all_cores": fits[0].measurement.ranks_per_node,
+                                   "reserved": fits[1].measurement.ranks_per_node},
+                "verdict": {"equal_ranks": crossover_text(equal_ranks), "equal_nodes": crossover_text(equal_nodes)}}
     return result
 
 

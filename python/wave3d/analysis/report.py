@@ -2,6 +2,7 @@
 run, and the all-cores versus reserved-core comparison."""
 
 from .model import CO_SCHEDULED, UNCOORDINATED
+from .tail_check import check_text
 
 
 def _ms(seconds):
@@ -88,6 +89,31 @@ def _scenario_table(entry, reference_label):
     return lines
 
 
+def _tail_lines(entry):
+    tail = entry.get("tail")
+    if tail is None:
+        return []
+    model = tail["model"]
+    if model["fitted"]:
+        fit = (f"GPD over the {100 * model['threshold_quantile']:g}th percentile ({_ms(model['threshold_s'])} ms, "
+               f"{model['exceedances']} of {model['samples']} delays): shape {model['shape']:+.3f}, scale "
+               f"{_ms(model['scale_s'])} ms")
+    else:
+        fit = f"no tail fit ({model['exceedances']} delays above the threshold, at least 10 needed): empirical"
+    boot = tail["bootstrap"]
+    lines = [f"  tail model: {fit}", f"  {check_text(tail['held_out_check'])}",
+             f"  the data support N <= {tail['supported_ranks']}; 95 % intervals from {boot['resamples']} bootstrap "
+             f"resamples (moving blocks of {boot['block_steps']} steps, the tail refitted in each, seed {boot['seed']})",
+             f"  slowdown over {tail['slowdown_over']}'s expected step on one rank (tail model)",
+             f"  {'N':>9}  {'step ms [95 % interval]':>30}  {'slowdown [95 % interval]':>26}"]
+    for p in tail["predictions"]:
+        mark = " " if p["supported"] else "*"
+        lines.append(f"  {p['ranks']:>9}{mark} {_ms(p['step_s']):>9} [{_ms(p['step_low_s'])}, {_ms(p['step_high_s'])}]"
+                     f"  {p['slowdown']:>8.3f} [{p['slowdown_low']:.3f}, {p['slowdown_high']:.3f}]")
+    lines.append("  * beyond what the data support: the tail model's extrapolation")
+    return lines
+
+
 def _comparison(result):
     comparison = result["comparison"]
     if comparison is None:
@@ -102,9 +128,19 @@ def _comparison(result):
         lines.append(f"  {a['ranks']:>9}  {a['uncoordinated_slowdown']:>13.3f} {b['uncoordinated_slowdown']:>13.3f}  "
                      f"{a['co_scheduled_slowdown']:>13.3f} {b['co_scheduled_slowdown']:>13.3f}")
     limit = comparison["searched_up_to_ranks"]
+    lines.append("  point estimates from the measured (empirical) distributions:")
     for coordination in (UNCOORDINATED, CO_SCHEDULED):
         lines.append(f"  reserving a core wins ({coordination} noise): "
                      f"{_verdict(comparison['reserved_wins_ranges'][coordination], limit)}")
+    tail = comparison.get("tail")
+    if tail is not None:
+        rpn = tail["ranks_per_node"]
+        lines += [f"  with the tail model, uncoordinated noise, {rpn['all_cores']} against {rpn['reserved']} ranks per "
+                  "node:",
+                  f"    equal rank count ({tail['assumptions']['equal_ranks']}): reserving wins "
+                  f"{tail['verdict']['equal_ranks']}",
+                  f"    equal node count ({tail['assumptions']['equal_nodes']}): reserving wins "
+                  f"{tail['verdict']['equal_nodes']}"]
     return lines
 
 
@@ -130,6 +166,7 @@ def format_report(result):
         lines.extend(_noise_lines(entry))
         lines.extend(_validation_lines(entry["validation"]))
         lines.extend(_scenario_table(entry, result["reference"]["scenario"]))
+        lines.extend(_tail_lines(entry))
     lines.extend(_comparison(result))
     mc = result["monte_carlo"]
     if mc["steps"] > 0:
