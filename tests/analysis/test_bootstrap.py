@@ -8,6 +8,7 @@ import analysis_support  # noqa: F401
 
 from wave3d.analysis.bootstrap import (FASTER, NOT_DISTINGUISHABLE, SLOWER, median_interval, ratio_interval,
                                        repetitions_text)
+from wave3d.paired_bootstrap import paired_ratio_interval, relative_width
 
 
 class MedianInterval(unittest.TestCase):
@@ -68,6 +69,37 @@ class RatioInterval(unittest.TestCase):
 
     def test_missing_side(self):
         self.assertIsNone(ratio_interval({}, {1: 1.0}))
+
+
+class StandardLibraryForm(unittest.TestCase):
+    """The study runner's interval (wave3d/paired_bootstrap.py, no numpy) is the report's, but for the
+    random generator: the same estimate, and bounds within resampling noise."""
+
+    def test_agrees_with_the_report(self):
+        a = [101.0, 97.5, 103.2, 99.1, 104.8, 98.3, 100.9, 102.2, 96.4, 101.7]
+        b = [99.0, 98.1, 100.2, 97.7, 101.5, 99.9, 98.8, 100.4, 97.2, 99.6]
+        report = ratio_interval(dict(enumerate(a, 1)), dict(enumerate(b, 1)))
+        runner = paired_ratio_interval(a, b)
+        self.assertTrue(runner["paired"])
+        self.assertAlmostEqual(runner["estimate"], report["estimate"])
+        self.assertAlmostEqual(runner["low"], report["low"], delta=0.003)
+        self.assertAlmostEqual(runner["high"], report["high"], delta=0.003)
+        self.assertEqual(runner["repetitions"], report["repetitions"])
+
+    def test_three_repetitions_span_the_paired_ratios(self):
+        # a resampled median of 3 is one of the 3 values (or, for the ratio, a mix of neighbours): as coarse
+        # as the report's
+        runner = paired_ratio_interval([110.0, 112.0, 111.0], [100.0, 101.0, 99.0])
+        report = ratio_interval({1: 110.0, 2: 112.0, 3: 111.0}, {1: 100.0, 2: 101.0, 3: 99.0})
+        self.assertEqual((runner["low"], runner["high"]), (report["low"], report["high"]))
+
+    def test_steady_ratio_has_no_width(self):
+        runner = paired_ratio_interval([110.0, 88.0, 66.0], [100.0, 80.0, 60.0])
+        self.assertAlmostEqual(relative_width(runner), 0.0)
+
+    def test_nothing_to_pair(self):
+        self.assertIsNone(paired_ratio_interval([], []))
+        self.assertIsNone(paired_ratio_interval([1.0, 2.0], [1.0]))
 
 
 if __name__ == "__main__":

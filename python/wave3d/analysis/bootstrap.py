@@ -16,9 +16,13 @@ With 3 repetitions a resampled median can only be one of the 3 measured values: 
 
 import numpy as np
 
-DEFAULT_RESAMPLES = 10_000
-DEFAULT_LEVEL = 0.95
-DEFAULT_SEED = 20_240_517
+from .. import paired_bootstrap
+
+# One set of defaults with the study runner, which sizes adaptive studies by the same interval
+# (wave3d/paired_bootstrap.py: the standard-library form of ratio_interval below).
+DEFAULT_RESAMPLES = paired_bootstrap.RESAMPLES
+DEFAULT_LEVEL = paired_bootstrap.LEVEL
+DEFAULT_SEED = paired_bootstrap.SEED
 
 FASTER = "faster"
 SLOWER = "slower"
