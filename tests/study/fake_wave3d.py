@@ -8,9 +8,15 @@ placement audit the configuration chooses with `--set fake.audit="<case>"`:
   garbled   a placement_audit whose verdict is neither ok nor wrong
   none      fails before writing run.json (exit status 2), as a strict run does on a wrong placement
 
-`--set fake.mpoints=<n>` sets the throughput (default 100)."""
+`--set fake.mpoints=<n>` sets the throughput (default 100). `--set fake.noise=<s>` makes it noisy: each
+run multiplies it by 1 + s x a standard normal number drawn from a generator seeded with the run's
+configuration and repetition (its directory names) and `fake.seed` (default 1), so a study run twice
+measures the same; without it every run measures exactly fake.mpoints. `--set fake.seconds=<t>` makes a
+run take about t seconds."""
 import json
+import random
 import sys
+import time
 from pathlib import Path
 
 MACHINE = {"sockets": 1, "cores": 1, "cores_per_socket": 1, "pus_per_core": 1, "numa_nodes": 1}
@@ -50,11 +56,16 @@ def run(args):
     if case == "none":
         print("fake wave3d: the placement is wrong (shared-cpus) and strict: nothing written", file=sys.stderr)
         return 2
-    result = {"metrics": {"mpoints_per_second": float(values.get("fake.mpoints", 100))},
+    run_dir = Path(values["output.directory"]) / values["output.name"]
+    mpoints = float(values.get("fake.mpoints", 100))
+    if values.get("fake.noise"):
+        draw = random.Random(f"{values.get('fake.seed', 1)}/{run_dir.parent.name}/{run_dir.name}")
+        mpoints *= 1 + float(values["fake.noise"]) * draw.gauss(0.0, 1.0)
+    time.sleep(float(values.get("fake.seconds", 0)))
+    result = {"metrics": {"mpoints_per_second": mpoints},
               "verification": {"status": "VERIFIED"}, "parallel": {"ranks": 1, "threads_per_rank": 1}}
     if case in AUDITS:
         result["placement_audit"] = AUDITS[case]
-    run_dir = Path(values["output.directory"]) / values["output.name"]
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "run.json").write_text(json.dumps(result, indent=1))
     return 0

@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 
 from .. import files
+from .adaptive import INTERRUPTED, describe_adaptive, plan_adaptive, run_rounds
 from .allocation import check_fits, cpus_per_node
 from .configuration import resolve
 from .daemon import check_daemon
 from .execute import Interrupted, execute_run
-from .record import study_document, utc_now
+from .record import planned_run, study_document, utc_now
 from .settings import StudyError, load_study, safe_job_id
 from .sweep import configurations, read_axes
 from .wave3d_tools import Wave3d
@@ -58,17 +59,18 @@ def study_directory(study, root, job_id, results_override):
 
 
 def expand(study, wave3d, nodes, launcher, allocation, study_dir):
-    """The machine, the axes and every configuration resolved and checked; a refusal stops the study
-    before anything runs."""
+    """The machine, the axes, every configuration resolved and checked, and the adaptive plan (None
+    without a headline); a refusal stops the study before anything runs."""
     machine = wave3d.plan_json(["--layout", "rank-per-node", "--nodes", str(nodes)],
                                "wave3d plan could not describe this machine")["machine"]
     axes, excludes = read_axes(study.path, study.sweep, machine["cores_per_socket"])
     configs, excluded = configurations(study.settings["study.name"], axes, excludes)
+    adaptive = plan_adaptive(study, configs)
     for index, configuration in enumerate(configs, start=1):
         note(f"checking configuration {index}/{len(configs)}: {configuration['label']}")
         resolve(study, configuration, wave3d, nodes, launcher, machine["sockets"], study_dir)
     check_fits(configs, *allocation)
-    return machine, axes, configs, excluded
+    return machine, axes, configs, excluded, adaptive
 
 
 def check_daemons(study, configs, noise):
@@ -78,14 +80,16 @@ def check_daemons(study, configs, noise):
             check_daemon(noise, c["daemon_settings"], f"{study.path}: configuration {c['label']}")
 
 
-def describe(configs, excluded, repetitions):
+def describe(configs, excluded, repetitions, adaptive):
     for c in configs:
-        print(f"{c['id']}: {c['ranks']} rank(s) x {c['threads_per_rank']} thread(s), "
+        print(f"{c['id']} ({c['label']}): {c['ranks']} rank(s) x {c['threads_per_rank']} thread(s), "
               f"{c['compute_cores_per_node']} compute core(s) per node, daemon {'on' if c['daemon'] else 'off'}")
         print(f"  {' '.join(c['launcher'])} {' '.join(c['program'])}")
     for e in excluded:
         print(f"excluded: {e['parameters']}")
     print(f"{len(configs)} configuration(s) x {repetitions} repetition(s) = {len(configs) * repetitions} run(s)")
+    if adaptive:
+        print(describe_adaptive(adaptive, repetitions))
 
 
 def check_study_directory_unused(study_dir):
@@ -107,9 +111,7 @@ def prepare_study_directory(study_dir, study, configs, wave3d, hostfile_args):
 
 def planned_runs(configs, repetitions):
     """Repetition-major: every configuration once, then again, so drift of the machine spreads evenly."""
-    return [{"configuration": c["id"], "repetition": rep, "dir": f"{c['dir']}/rep{rep}", "status": "pending",
-             "exit_status": None, "duration_s": None, "started_utc": None}
-            for rep in range(1, repetitions + 1) for c in configs]
+    return [planned_run(c, rep) for rep in range(1, repetitions + 1) for c in configs]
 
 
 def placement_text(run):
@@ -149,12 +151,12 @@ def run_study(options):
     study_dir = study_directory(study, root, options.job_id, options.results)
     if not options.dry_run:
         check_study_directory_unused(study_dir)
-    machine, axes, configs, excluded = expand(study, wave3d, options.nodes, launcher, allocation, study_dir)
+    machine, axes, configs, excluded, adaptive = expand(study, wave3d, options.nodes, launcher, allocation, study_dir)
     repetitions = study.settings["study.repetitions"]
     if options.dry_run:
         if Path(options.noise).is_file():
             check_daemons(study, configs, options.noise)
-        describe(configs, excluded, repetitions)
+        describe(configs, excluded, repetitions, adaptive)
         return 0
     if any(c["daemon"] for c in configs) and not Path(options.noise).is_file():
         raise StudyError(f"wave3d-noise binary '{options.noise}' not found: build it or set WAVE3D_NOISE_BIN")
@@ -171,24 +173,35 @@ def run_study(options):
 
     def save():
         files.write_json_atomically(study_dir / files.STUDY_JSON,
-                              study_document(study, job, machine, axes, configs, excluded, runs))
+                              study_document(study, job, machine, axes, configs, excluded, runs, adaptive))
 
     save()
     note(f"study {study.settings['study.name']}, {options.scheduler} job {options.job_id} on {options.nodes} "
          f"node(s): {len(configs)} configuration(s) x {repetitions} repetition(s) = {len(runs)} run(s) "
-         f"in {study_dir}")
+         f"in {study_dir}" + (f"; then {describe_adaptive(adaptive, repetitions)}" if adaptive else ""))
     context = RunContext(study_dir, Path(options.noise), options.nodes,
                          "local" if options.launcher == "local" else launcher, hostfile_args,
                          study.settings["study.run_timeout_seconds"], env)
     previous = {s: signal.signal(s, raise_interrupted) for s in (signal.SIGTERM, signal.SIGINT)}
     status = 0
+    finished = 0
+
+    def run_one(run):
+        nonlocal finished
+        execute_run(context, by_id[run["configuration"]], run, started=save)
+        save()
+        finished += 1
+        note(progress_line(run, finished, len(runs)))
+
     try:
-        for index, run in enumerate(runs, start=1):
-            execute_run(context, by_id[run["configuration"]], run, started=save)
-            save()
-            note(progress_line(run, index, len(runs)))
+        for run in list(runs):
+            run_one(run)
+        if adaptive:
+            run_rounds(adaptive, runs, run_one, save, note)
     except Interrupted as stop:
         note(f"stopped by {stop}: {sum(r['status'] == 'pending' for r in runs)} run(s) not started")
+        if adaptive:
+            adaptive.record["stopped"] = INTERRUPTED
         status = 143
     finally:
         for s, handler in previous.items():

@@ -21,6 +21,12 @@ SCHEMA = {
         "results": (str, "results/studies"),  # parent of <name>/<job id>, relative to the repository
         "repetitions": (int, 1),  # every configuration runs this many times
         "run_timeout_seconds": (int, 0),  # a run still going after this is stopped and marked; 0: no limit
+        # An adaptive study (adaptive.py): more repetitions of the two headline configurations until the
+        # interval of their ratio is narrow enough. The other three are required with a headline.
+        "headline": (list, []),  # two configurations, A and B: an id or axis=value words picking one
+        "target_relative_width": (float, 0.0),  # (high - low) / ratio of the 95 % interval, at most this
+        "max_repetitions": (int, 0),  # of each headline configuration, the fixed repetitions included
+        "adaptive_budget_seconds": (int, 0),  # time the extra rounds may take after the fixed repetitions
     },
     "run": {
         "config": (str, "configs/default.toml"),  # wave3d run configuration, relative to the repository
@@ -51,13 +57,16 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 def type_name(kind):
-    return {str: "a string", int: "an integer", bool: "true or false", list: "a list of strings"}[kind]
+    return {str: "a string", int: "an integer", float: "a number", bool: "true or false",
+            list: "a list of strings"}[kind]
 
 
 def has_type(value, kind):
     # bool is an int in Python; TOML keeps them apart, and so does the schema.
-    if kind is int and isinstance(value, bool):
+    if kind in (int, float) and isinstance(value, bool):
         return False
+    if kind is float:
+        return isinstance(value, (int, float))
     if kind is list:
         return isinstance(value, list) and all(isinstance(v, str) for v in value)
     return isinstance(value, kind)
@@ -108,6 +117,7 @@ def load_study(path):
     if settings["study.run_timeout_seconds"] < 0:
         raise StudyError(f"{path}: study.run_timeout_seconds = {settings['study.run_timeout_seconds']}: "
                          "must be 0 (no limit) or more")
+    check_adaptive(path, settings, data.get("study", {}))
     for value in settings["run.set"]:
         if "=" not in value:
             raise StudyError(f"{path}: run.set entry {value!r}: must be \"key=value\"")
@@ -116,6 +126,46 @@ def load_study(path):
             if isinstance(text, str) and "\0" in text:
                 raise StudyError(f"{path}: {key} contains a NUL character, which cannot be passed to a program")
     return settings, data.get("sweep", {})
+
+
+ADAPTIVE_BOUNDS = ("study.target_relative_width", "study.max_repetitions", "study.adaptive_budget_seconds")
+# Fewer repetitions than this give an interval that says nothing about the spread: two values that happen
+# to be close would look narrow enough at once.
+ADAPTIVE_MIN_REPETITIONS = 3
+
+
+def check_adaptive(path, settings, study_table):
+    """The headline and its bounds: all of them or none. Which configurations the headline names is
+    checked once the sweep is expanded (adaptive.select_headline)."""
+    headline = settings["study.headline"]
+    given = [key for key in ADAPTIVE_BOUNDS if key.split(".", 1)[1] in study_table]
+    if not headline:
+        if "headline" in study_table:
+            raise StudyError(f"{path}: study.headline = []: must name two configurations, A and B, or be left out")
+        if given:
+            raise StudyError(f"{path}: {given[0]} = {settings[given[0]]!r} without study.headline; allowed: "
+                             "set study.headline = [\"<A>\", \"<B>\"] with it, or leave it out")
+        return
+    if len(headline) != 2:
+        raise StudyError(f"{path}: study.headline = {headline!r}: must be two configurations, [\"<A>\", \"<B>\"] "
+                         "(the ratio is A's median throughput over B's)")
+    for key in ADAPTIVE_BOUNDS:
+        if key not in given:
+            raise StudyError(f"{path}: study.headline is set, so {key} is required")
+    target = settings["study.target_relative_width"]
+    if not 0 < target < 1:
+        raise StudyError(f"{path}: study.target_relative_width = {target!r}: must be more than 0 and less than 1 "
+                         "(0.05: the interval at most 5 % of the ratio)")
+    repetitions = settings["study.repetitions"]
+    if repetitions < ADAPTIVE_MIN_REPETITIONS:
+        raise StudyError(f"{path}: study.repetitions = {repetitions} with study.headline: must be "
+                         f"{ADAPTIVE_MIN_REPETITIONS} or more (the first interval rests on them)")
+    if settings["study.max_repetitions"] <= repetitions:
+        raise StudyError(f"{path}: study.max_repetitions = {settings['study.max_repetitions']}: must be more than "
+                         f"study.repetitions ({repetitions}), where the adaptive rounds start")
+    if settings["study.adaptive_budget_seconds"] < 1:
+        raise StudyError(f"{path}: study.adaptive_budget_seconds = {settings['study.adaptive_budget_seconds']}: "
+                         "must be 1 or more")
 
 
 def safe_job_id(job_id):
