@@ -42,12 +42,6 @@ void fail_if_asked(const RunConfig& config, int rank, int step) {
                              ", debug.fail_step = " + std::to_string(step) + ")");
 }
 
-// Round-off of the leapfrog recurrence grows about linearly with the number of steps; 50 ulps of
-// the amplitude per step is far below any discretisation error and far above honest round-off.
-template <typename T>
-double derived_tolerance(const RunConfig& config, int steps) {
-  return 50.0 * (steps + 1) * std::numeric_limits<T>::epsilon() * std::abs(config.initial.amplitude);
-}
 
 bool uses_exact_verification(const RunConfig& config) {
   return config.verify == VerifyMethod::exact ||
@@ -69,7 +63,8 @@ Verification verify(const RunConfig& config, const WaveSolver<T>& solver, MPI_Co
   const double local = max_abs_difference<T>(solver.current(), solver.current().owned(),
                                               [&](auto x, auto y, auto z) { return exact.value(n, x, y, z); });
   const double error = mpi::allreduce_max(comm, local);
-  const double tolerance = config.verify_tolerance > 0 ? config.verify_tolerance : derived_tolerance<T>(config, n);
+  const double tolerance = config.verify_tolerance > 0 ? config.verify_tolerance
+                                                       : exact.round_off_tolerance(n, std::numeric_limits<T>::epsilon());
   v.max_error = error;
   v.tolerance = tolerance;
   v.status = error <= tolerance ? VerificationStatus::verified : VerificationStatus::failed;

@@ -16,13 +16,19 @@ double squared_courant(const Physics& physics, const Grid& grid) {
 
 namespace {
 
-// ISO3DFD's seed: for s = 5 down to 0 the cube of half-width s (2s+1 points a side) around the
-// centre gets 10^(5-s), inner cubes overwriting outer ones; returns 0 outside the largest cube.
+// ISO3DFD's seed, as its initialisation loops write it: for s = 5 down to 0, every index i with
+// c - s <= i < c + s on each axis (a cube 2s points wide, one more point below the centre c than
+// above it) gets 10^(5 - s), inner cubes overwriting outer ones; s = 0 writes nothing, so the largest
+// value is 10^4. The centre is (n1/4, n2/4, n3/2). A point lies in the cube of s exactly when
+// s >= c - i and s >= i - c + 1 on every axis, so it keeps the value of the smallest such s.
 double seed_cube_value(const Grid& grid, std::int64_t x, std::int64_t y, std::int64_t z) {
-  const std::int64_t cx = grid.n[0] / 4, cy = grid.n[1] / 4, cz = grid.n[2] / 2;
-  const std::int64_t d = std::max({std::abs(x - cx), std::abs(y - cy), std::abs(z - cz)});
-  if (d > 5) return 0.0;
-  return std::pow(10.0, static_cast<double>(5 - d));
+  const std::int64_t centre[3] = {grid.n[0] / 4, grid.n[1] / 4, grid.n[2] / 2};
+  const std::int64_t index[3] = {x, y, z};
+  std::int64_t smallest = 0;
+  for (int a = 0; a < 3; ++a)
+    smallest = std::max({smallest, centre[a] - index[a], index[a] - centre[a] + 1});
+  if (smallest > 5) return 0.0;
+  return std::pow(10.0, static_cast<double>(5 - smallest));
 }
 
 }  // namespace

@@ -24,6 +24,15 @@ class ExactMode {
     return amplitude_ * std::cos(step * omega_continuous_) * spatial(x, y, z);
   }
   double omega_discrete() const { return omega_discrete_; }
+
+  // The largest difference honest round-off explains after `steps` steps in a precision with machine
+  // epsilon `epsilon`: 10 ulps of the amplitude times (n + 1 + G). The n + 1 is the phase error of the
+  // exact solution's own frequency, which grows linearly. G is the rounding of every step carried by
+  // the leapfrog recurrence, which carries an error made k steps ago as sin(k w) / sin(w) times itself;
+  // the roundings of separate steps are independent, so they add as a random walk:
+  // G = sqrt(sum over k <= n of (sin(k w) / sin w)^2). That is large where w is small: a small Courant
+  // number or a long wave.
+  double round_off_tolerance(int steps, double epsilon) const;
   double omega_continuous() const { return omega_continuous_; }
 
  private:

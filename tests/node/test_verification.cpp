@@ -51,6 +51,26 @@ TEST(ExactMode, FieldMatchesExactDiscreteSolutionToRoundOff) {
   }
 }
 
+// Long runs at a small Courant number, where the recurrence carries round-off by up to 1 / sin(w)
+// per step: in double precision (where the exact solution's frequency must itself be computed without
+// cancellation) and in single precision (where the carried round-off dominates), within the tolerance,
+// and the tolerance still tight enough to catch a wrong update.
+TEST(ExactMode, LongRunsAtASmallCourantNumberStayWithinTheRoundOffTolerance) {
+  RunConfig c = mode_config({16, 16, 16}, 2, 0.8);
+  c.initial.wave = {1, 1, 1};
+  c.physics.dt *= 1e-3;
+  const ExactMode exact(c.initial, c.grid, c.physics);
+  const int long_run = 6000, short_run = 1500;
+  const double double_tolerance = exact.round_off_tolerance(long_run, std::numeric_limits<double>::epsilon());
+  EXPECT_LT(max_error_after<double>(c, long_run, false), double_tolerance);
+  EXPECT_LT(double_tolerance, 1e-8);
+  const double float_tolerance = exact.round_off_tolerance(short_run, std::numeric_limits<float>::epsilon());
+  EXPECT_LT(max_error_after<float>(c, short_run, false), float_tolerance);
+  EXPECT_LT(float_tolerance, 0.05);
+  // Where w is small the carried round-off outgrows the linear term.
+  EXPECT_GT(float_tolerance, 10.0 * (short_run + 1.0) * std::numeric_limits<float>::epsilon() * 4);
+}
+
 TEST(ExactMode, DiscreteFrequencyApproachesContinuousOne) {
   const RunConfig c = mode_config({64, 64, 64}, 8, 0.5);
   const ExactMode exact(c.initial, c.grid, c.physics);
