@@ -100,6 +100,7 @@ class Study:
     repetitions: object
     configurations: list
     excluded: list
+    adaptive: dict = None  # study.json "adaptive": the headline pair's extra rounds, when the study had one
 
     @property
     def runs(self):
@@ -302,4 +303,5 @@ def load_study(directory):
                  job=doc.get("job") if isinstance(doc.get("job"), dict) else {},
                  machine=doc.get("machine") if isinstance(doc.get("machine"), dict) else {},
                  axes=axes, repetitions=doc.get("repetitions"), configurations=list(configurations.values()),
-                 excluded=[e for e in doc.get("excluded") or [] if isinstance(e, dict)])
+                 excluded=[e for e in doc.get("excluded") or [] if isinstance(e, dict)],
+                 adaptive=doc.get("adaptive") if isinstance(doc.get("adaptive"), dict) else None)

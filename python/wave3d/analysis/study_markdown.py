@@ -81,9 +81,21 @@ def _job_lines(report):
             ("machine (run.json)", report["run_facts"]["machine"]), ("grid", report["run_facts"]["grid"]),
             ("kernel", report["run_facts"]["kernel"]),
             ("T (time steps per sweep)", report["run_facts"]["steps_per_sweep"]),
-            ("repetitions", f"{value_text(report['repetitions'])} per configuration"), ("runs", runs_text),
+            ("repetitions", _repetitions_text(report)), ("runs", runs_text),
             ("placement", placement_text)]
     return ["| | |", "|---|---|"] + [f"| {k} | {_cell(v)} |" for k, v in rows]
+
+
+def _repetitions_text(report):
+    """The fixed repetitions, and the headline pair's extra rounds of an adaptive study."""
+    text = f"{value_text(report['repetitions'])} per configuration"
+    adaptive = report.get("adaptive")
+    if not adaptive:
+        return text
+    pair = " and ".join(f"`{h.get('configuration')}`" for h in adaptive.get("headline") or [])
+    last = (adaptive.get("rounds") or [{}])[-1]
+    return (f"{text}; the headline pair {pair} (adaptive) ran {value_text(last.get('repetitions'))}, stopped: "
+            f"{adaptive.get('stopped') or 'not recorded'}")
 
 
 def _statistics_lines(report):

@@ -47,6 +47,7 @@ def build_report(study, tolerance=DEFAULT_SATURATION_TOLERANCE, resamples=None):
         "study_directory": study.directory,
         "study": {"name": study.name, "description": study.description, "file": study.file},
         "job": study.job, "machine": study.machine, "repetitions": study.repetitions,
+        "adaptive": study.adaptive,
         "run_facts": combined_facts([r.facts for r in study.runs if r.counts]),
         "statistics": {"decision_rule": DECISION_RULE, "level_percent": 100 * DEFAULT_LEVEL,
                        "resamples": DEFAULT_RESAMPLES, "seed": DEFAULT_SEED, "paired_by": "repetition"},
