@@ -43,14 +43,38 @@ def check(ok, what):
         failures.append(what)
 
 
+# Well inside the guest's own time limit, so that a command that stalls is reported from inside.
+COMMAND_TIMEOUT_S = 180
+
+
+def stacks_of(pid):
+    """Every thread's stack of a process that stopped making progress (gdb from the host's file
+    system, which the guest runs on), or why there are none."""
+    if not shutil.which("gdb"):
+        return "(no gdb in the guest: no stacks)"
+    traced = subprocess.run(["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt 20"],
+                            capture_output=True, text=True, timeout=60)
+    return "\n".join(line for line in traced.stdout.splitlines() if line.startswith(("#", "Thread")))
+
+
 def run_command(command, what):
-    """Runs a command; True if it exited 0, else shows its output and records the failure."""
+    """Runs a command; True if it exited 0, else shows its output and records the failure. A command
+    still running after COMMAND_TIMEOUT_S is reported with its output so far and its threads' stacks."""
     print("$ " + " ".join(command), flush=True)
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
-    if done.returncode != 0:
-        print(done.stdout[-3000:], done.stderr[-3000:], sep="\n")
-        check(False, f"{what} exited {done.returncode}")
-    return done.returncode == 0
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=COMMAND_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        print(f"{what}: still running after {COMMAND_TIMEOUT_S} s; its stacks:\n{stacks_of(proc.pid)}", flush=True)
+        proc.kill()
+        out, err = proc.communicate()
+        print(out[-3000:], err[-3000:], sep="\n")
+        check(False, f"{what} did not finish within {COMMAND_TIMEOUT_S} s")
+        return False
+    if proc.returncode != 0:
+        print(out[-3000:], err[-3000:], sep="\n")
+        check(False, f"{what} exited {proc.returncode}")
+    return proc.returncode == 0
 
 
 def run_wave3d(args, name, settings, launcher=()):
