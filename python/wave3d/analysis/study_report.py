@@ -45,7 +45,7 @@ def build_report(study, tolerance=DEFAULT_SATURATION_TOLERANCE, resamples=None):
     return {
         **files.header(files.REPORT_FORMAT, "wave3d-study report"),
         "study_directory": study.directory,
-        "study": {"name": study.name, "description": study.description, "file": study.file},
+        "study": {"name": study.name, "description": study.description, "file": _study_file(study)},
         "job": study.job, "machine": study.machine, "repetitions": study.repetitions,
         "adaptive": study.adaptive,
         "run_facts": combined_facts([r.facts for r in study.runs if r.counts]),
@@ -95,6 +95,29 @@ def _remove_stale_pages(output_dir, plots):
             os.unlink(os.path.join(output_dir, name))
 
 
+def _study_file(study):
+    """The study file as run: the copy the runner keeps in the study directory, where there is one."""
+    copy = os.path.join(study.directory, "study.toml")
+    return copy if os.path.isfile(copy) else study.file
+
+
+def _relative_paths(value, directory):
+    """The report with the study directory's files named relative to it, and the directory by its own name,
+    so that a report moved or committed with its study names no path of the machine that wrote it."""
+    top = os.path.abspath(directory)
+    if isinstance(value, dict):
+        return {k: _relative_paths(v, directory) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_relative_paths(v, directory) for v in value]
+    if not isinstance(value, str) or not value.startswith(top):
+        return value
+    if value == top:
+        return os.path.basename(top)
+    if value.startswith(top + os.sep):
+        return value[len(top) + 1:]
+    return value
+
+
 def write_report(study, report, output_dir):
     """The PNGs, report.json, report.csv, then report.md into output_dir (created if missing). Returns the paths written."""
     try:
@@ -121,7 +144,7 @@ def write_report(study, report, output_dir):
                                            title)
     except OSError as e:
         raise InputError(written[-1] if written else output_dir, f"cannot write ({e.strerror})") from None
-    public = {k: v for k, v in report.items() if not k.startswith("_")}
+    public = _relative_paths({k: v for k, v in report.items() if not k.startswith("_")}, study.directory)
     try:
         files.write_json_atomically(at(files.REPORT_JSON), public)
     except OSError as e:
