@@ -1,7 +1,5 @@
 #include "engine/run_preflight.hpp"
 
-#include <algorithm>
-#include <limits>
 
 #include "engine/placement_setup.hpp"
 #include "engine/restart_source.hpp"
@@ -77,14 +75,8 @@ Preflight check_run_can_start(const RunConfig& config, MPI_Comm comm, const JobS
   check_placement_on_this_node(config, comm, job);
   found.decomposition =
       mpi::collectively(comm, [&] { return decompose_for_job(config, job.ranks, job.ranks_per_node()); });
-  std::uint64_t largest = 0;
-  for (int r = 0; r < found.decomposition.ranks(); ++r)
-    largest = std::max(largest, mpi::estimate_bytes_per_rank(found.decomposition, r, config.grid.radius,
-                                                             value_bytes(config)));
-  const auto on_node = static_cast<std::uint64_t>(std::min(job.ranks_per_node(), found.decomposition.ranks()));
-  found.field_bytes_per_node =
-      largest > std::numeric_limits<std::uint64_t>::max() / on_node ? std::numeric_limits<std::uint64_t>::max()
-                                                                      : largest * on_node;
+  found.field_bytes_per_node = mpi::field_bytes_per_node(found.decomposition, config.grid.radius, value_bytes(config),
+                                                         job.ranks_per_node());
   found.available_bytes = available_memory_bytes();
   check_directories(config, comm);
   if (!config.restart.from.empty()) {

@@ -287,25 +287,41 @@ std::uint64_t estimate_bytes_per_rank(const Decomposition& d, int rank, int radi
   return mul_sat(mul_sat(values, bytes_per_value), static_cast<std::uint64_t>(fields));
 }
 
-void check_fits_in_memory(const Decomposition& d, int radius, std::size_t bytes_per_value, int ranks_per_node,
-                          std::uint64_t available_bytes, int fields) {
-  if (ranks_per_node < 1) {
-    throw std::invalid_argument("check_fits_in_memory: ranks_per_node = " + std::to_string(ranks_per_node));
-  }
-  // Rank 0 is the largest under the remainder-first rule, but taking the maximum keeps this true
-  // whatever the split rule becomes.
+namespace {
+
+// The rank with the most field bytes. Rank 0 is the largest under the remainder-first rule, but taking
+// the maximum keeps this true whatever the split rule becomes.
+int largest_rank(const Decomposition& d, int radius, std::size_t bytes_per_value, int fields) {
   int largest = 0;
-  std::uint64_t per_rank = 0;
+  std::uint64_t most = 0;
   for (int r = 0; r < d.ranks(); ++r) {
     const std::uint64_t b = estimate_bytes_per_rank(d, r, radius, bytes_per_value, fields);
-    if (b > per_rank) {
-      per_rank = b;
+    if (b > most) {
+      most = b;
       largest = r;
     }
   }
-  const int on_node = std::min(ranks_per_node, d.ranks());
-  const std::uint64_t per_node = mul_sat(per_rank, static_cast<std::uint64_t>(on_node));
+  return largest;
+}
+
+}  // namespace
+
+std::uint64_t field_bytes_per_node(const Decomposition& d, int radius, std::size_t bytes_per_value, int ranks_per_node,
+                                   int fields) {
+  if (ranks_per_node < 1)
+    throw std::invalid_argument("field_bytes_per_node: ranks_per_node = " + std::to_string(ranks_per_node));
+  const std::uint64_t per_rank =
+      estimate_bytes_per_rank(d, largest_rank(d, radius, bytes_per_value, fields), radius, bytes_per_value, fields);
+  return mul_sat(per_rank, static_cast<std::uint64_t>(std::min(ranks_per_node, d.ranks())));
+}
+
+void check_fits_in_memory(const Decomposition& d, int radius, std::size_t bytes_per_value, int ranks_per_node,
+                          std::uint64_t available_bytes, int fields) {
+  const std::uint64_t per_node = field_bytes_per_node(d, radius, bytes_per_value, ranks_per_node, fields);
   if (per_node <= available_bytes) return;
+  const int largest = largest_rank(d, radius, bytes_per_value, fields);
+  const std::uint64_t per_rank = estimate_bytes_per_rank(d, largest, radius, bytes_per_value, fields);
+  const int on_node = std::min(ranks_per_node, d.ranks());
 
   std::string advice = "use more nodes, fewer ranks per node";
   if (bytes_per_value > 4) advice += ", single precision";

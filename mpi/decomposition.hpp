@@ -94,6 +94,10 @@ std::uint64_t halo_surface(const Index3& global_n, const Dims3& dims);
 std::uint64_t estimate_bytes_per_rank(const Decomposition& d, int rank, int radius, std::size_t bytes_per_value,
                                       int fields = 3);
 
+// The field bytes of `ranks_per_node` copies of the largest rank (saturating): what a node must hold.
+std::uint64_t field_bytes_per_node(const Decomposition& d, int radius, std::size_t bytes_per_value, int ranks_per_node,
+                                   int fields = 3);
+
 // Throws DecompositionError unless `ranks_per_node` copies of the largest rank's fields fit in
 // `available_bytes` (the node's MemAvailable, read by the caller). Which ranks share a node is not
 // known here, so the largest rank stands for all of them: a bound that errs on the safe side.
