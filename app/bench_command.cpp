@@ -145,7 +145,7 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
     const Blocking& blocks = settings.stencil.blocking;
     fmt::print("  kernel {} (stencil.kernel = {}, vectors: {}), blocks {} x {} x {}, time steps per sweep {}, {} B per "
                "point moved at best (read prev, vel, next; write next)\n",
-               to_string(kernel_variant(settings.stencil.kernel)), enum_name(settings.stencil.kernel),
+               to_string(kernel_variant(settings.stencil.kernel, settings.stencil.grid.radius)), enum_name(settings.stencil.kernel),
                jammed_vector_isa(), blocks.size[0], blocks.size[1], blocks.size[2], o.sweep_steps, bytes_per_point);
     fmt::print("  STREAM triad on {} per array in the same process just before each stencil run; "
                "bandwidth bound = triad GB/s / {} B per point\n",

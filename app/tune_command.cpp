@@ -57,7 +57,7 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
   fmt::print("wave3d tune: {} rank(s) x {} thread(s), subdomain {} x {} x {} (rank 0), kernel {}, R = {}, {} "
              "precision\n",
              ranks, omp_get_max_threads(), owned.extent(0), owned.extent(1), owned.extent(2),
-             to_string(kernel_variant(config.kernel)), config.grid.radius, enum_name(config.precision));
+             to_string(kernel_variant(config.kernel, config.grid.radius)), config.grid.radius, enum_name(config.precision));
   if (config.tune.steps && obstacle) fmt::print("  blocking.steps: 1 ({})\n", *obstacle);
   fmt::print("  {}\n", tuned.summary_line());
   for (const TuningMeasurement& m : tuned.measured.measured)

@@ -53,7 +53,7 @@ void for_each_touch_span(const Field<T>& field, const Blocking& blocking, std::v
   const Box all = field.with_halo();
   const std::int64_t ld1 = field.row_stride();
   for (const Box& sweep : sweeps) {
-    for_each_block(sweep, blocking, [&](const Box& b) {
+    for_each_block(sweep, blocking, field.owned().lo[0], [&](const Box& b) {
       Box t = b;  // the block stretched over every face of `swept` it lies on
       for (int a = 0; a < 3; ++a) {
         if (b.lo[a] == swept.lo[a]) t.lo[a] = all.lo[a];

@@ -16,6 +16,7 @@
 #include "config/run_config.hpp"
 #include "geometry/box.hpp"
 #include "stencil/blocking.hpp"
+#include "stencil/kernel.hpp"
 
 namespace wave3d {
 
@@ -48,8 +49,10 @@ struct TuningOutcome {
 
 // The candidate block sizes for a subdomain of `extent`, `first` at the head, without two that cut
 // it the same way, and without those that cut it into fewer blocks than `threads` (a thread without a
-// block idles, however fast the others run) unless no candidate gives every thread a block.
-std::vector<Index3> block_size_candidates(const Index3& extent, const Index3& first, int threads = 1);
+// block idles, however fast the others run) unless no candidate gives every thread a block. The
+// shapes tried depend on how `variant` walks a block.
+std::vector<Index3> block_size_candidates(const Index3& extent, const Index3& first, int threads = 1,
+                                          KernelVariant variant = KernelVariant::blocked);
 // The candidate time steps per sweep (1 first), at most max_steps.
 std::vector<int> sweep_step_candidates(int radius, std::int64_t rows, int max_steps = kMaxStepsPerSweep);
 

@@ -9,16 +9,18 @@
 
 namespace wave3d {
 
-KernelVariant kernel_variant(KernelChoice choice) {
+KernelVariant kernel_variant(KernelChoice choice, int radius) {
   switch (choice) {
     case KernelChoice::reference: return KernelVariant::reference;
     case KernelChoice::blocked: return KernelVariant::blocked;
     case KernelChoice::jammed: return KernelVariant::jammed;
+    case KernelChoice::columns: return KernelVariant::columns;
     case KernelChoice::automatic: break;
   }
-  // Measured with `wave3d bench --kernel` on AVX2 (AMD Zen 1), the blocked variant is faster at every
-  // radius (1.6x at R = 1, 1.14x at R = 8): the loads the jammed rows save are not what bounds it there.
-  return KernelVariant::blocked;
+  // Measured with `wave3d bench --kernel`: where the z window fits the registers (AVX-512, AMD Zen 4)
+  // the z columns beat the blocked rows at R = 8 by 1.3x at 2 threads; elsewhere the window spills and
+  // blocked rows win (AVX2, AMD Zen 1: faster than jammed rows at every radius, 1.6x at R = 1).
+  return column_window_fits_registers(radius) ? KernelVariant::columns : KernelVariant::blocked;
 }
 
 namespace {
@@ -40,7 +42,7 @@ WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<
       prev_(owned, halo_width_for(config, halo_faces), config.memory.huge_pages),
       next_(owned, halo_width_for(config, halo_faces), config.memory.huge_pages),
       vel_(owned, halo_width_for(config, halo_faces), config.memory.huge_pages),
-      kernel_(second_derivative_weights(config.grid.radius), config.blocking, kernel_variant(config.kernel)) {
+      kernel_(second_derivative_weights(config.grid.radius), config.blocking, kernel_variant(config.kernel, config.grid.radius)) {
   // The policy must be set before the first write: Linux places a page when it is first touched.
   std::optional<HwlocTopology> topology;
   if (config.memory.policy == MemoryPolicy::interleave || config.memory.policy == MemoryPolicy::node) {
@@ -49,7 +51,7 @@ WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<
       if (auto notice = place_field(*f, config.memory, *topology)) placement_notices_.push_back(*notice);
   }
   std::vector<Box> sweeps = kernel_sweeps(regions_, config.parallel.halo);
-  Blocking touch_blocks = config.blocking;
+  Blocking touch_blocks = kernel_.blocking();
   if (config.blocking.steps > 1) {
     // Temporal blocking: thread i computes the rows of tile i (its trapezoid) over every plane, as
     // blocks of whole tiles in y under the same static schedule.

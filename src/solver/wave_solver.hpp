@@ -20,8 +20,8 @@
 
 namespace wave3d {
 
-// The variant stencil.kernel asks for; "auto" is the one measured fastest: blocked (see the .cpp).
-KernelVariant kernel_variant(KernelChoice choice);
+// The variant stencil.kernel asks for at `radius`; "auto" is the one measured fastest (see the .cpp).
+KernelVariant kernel_variant(KernelChoice choice, int radius);
 
 template <typename T>
 class WaveSolver {

@@ -13,6 +13,10 @@ inline constexpr int kMaxStepsPerSweep = 64;
 struct Blocking {
   Index3 size{0, 64, 16};  // 0 on an axis means the whole extent of the region being updated
   int steps = 1;           // time steps per sweep over memory (temporal blocking, solver/temporal_sweep.hpp)
+  // The order blocks are handed out in: z blocks outermost (planes of blocks, for kernels that sweep
+  // rows), or innermost (each y and x block marched along z, for the z-column kernel, whose next z
+  // block finds the planes below it still in L2). Set by the kernel variant, not by configuration.
+  bool z_innermost = false;
 
   // The block size actually used on `axis` for a region of extent `extent`.
   std::int64_t effective(int axis, std::int64_t extent) const {

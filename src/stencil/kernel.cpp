@@ -9,6 +9,7 @@
 
 #include "stencil/block_loop.hpp"
 #include "stencil/coefficients.hpp"
+#include "stencil/column_rows.hpp"
 #include "stencil/jammed_rows.hpp"
 #include "stencil/simd.hpp"
 
@@ -93,6 +94,14 @@ void update_box(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const
   T* nb = next.data();
   const T* vb = vel.data();
   const std::int64_t len = b.extent(0);
+  if constexpr (variant == KernelVariant::columns) {
+    // A box one plane thin (a temporal sweep's wave front) has no column to march: rows do better.
+    if (b.extent(2) > 1) {
+      const std::int64_t o = prev.offset(b.lo[0], b.lo[1], b.lo[2]);
+      update_columns<T, R>(pb + o, nb + o, vb + o, c, len, b.extent(1), b.extent(2), s1, s2);
+      return;
+    }
+  }
   for (std::int64_t z = b.lo[2]; z < b.hi[2]; ++z) {
     if constexpr (variant == KernelVariant::jammed) {
       for (std::int64_t y = b.lo[1]; y < b.hi[1]; y += kJamRows) {
@@ -117,7 +126,7 @@ void update_box(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const
 template <typename T, int R, KernelVariant variant>
 void update_blocked(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const T* c, const Box& region,
                     const Blocking& blocking, const std::function<void()>* between_blocks) {
-  for_each_block(region, blocking, [&](const Box& b) {
+  for_each_block(region, blocking, prev.owned().lo[0], [&](const Box& b) {
     update_box<T, R, variant>(prev, next, vel, c, b);
     if (between_blocks != nullptr && omp_get_thread_num() == 0) (*between_blocks)();
   });
@@ -157,16 +166,23 @@ std::string_view to_string(KernelVariant variant) {
     case KernelVariant::reference: return "reference";
     case KernelVariant::blocked: return "blocked";
     case KernelVariant::jammed: return "jammed";
+    case KernelVariant::columns: return "columns";
   }
   return "unknown";
 }
 
 bool jammed_kernel_built() { return simd::has_native; }
+
+bool column_window_fits_registers(int radius) {
+  // The window, the weights' registers that the compiler keeps and a few sums and operands.
+  return 2 * radius + 1 + 8 <= simd::native_registers;
+}
 std::string_view jammed_vector_isa() { return simd::native_name; }
 
 template <typename T>
 Kernel<T>::Kernel(const std::vector<double>& weights, Blocking blocking, KernelVariant variant)
     : radius_(static_cast<int>(weights.size()) - 1), blocking_(blocking), variant_(variant) {
+  blocking_.z_innermost = variant == KernelVariant::columns;
   if (!is_supported_radius(radius_))
     throw std::invalid_argument("stencil radius " + std::to_string(radius_) + " is not one of 1, 2, 4, 8");
   weights_.resize(weights.size());
@@ -182,6 +198,8 @@ void Kernel<T>::update(const Field<T>& prev, Field<T>& next, const Field<T>& vel
   dispatch_radius(radius_, [&]<int R>() {
     if (variant_ == KernelVariant::jammed)
       update_blocked<T, R, KernelVariant::jammed>(prev, next, vel, weights_.data(), region, blocking_, between_blocks);
+    else if (variant_ == KernelVariant::columns)
+      update_blocked<T, R, KernelVariant::columns>(prev, next, vel, weights_.data(), region, blocking_, between_blocks);
     else
       update_blocked<T, R, KernelVariant::blocked>(prev, next, vel, weights_.data(), region, blocking_, between_blocks);
   });
@@ -195,6 +213,7 @@ void Kernel<T>::update_on_this_thread(const Field<T>& prev, Field<T>& next, cons
       case KernelVariant::reference: return update_plain<T, R>(prev, next, vel, weights_.data(), box);
       case KernelVariant::blocked: return update_box<T, R, KernelVariant::blocked>(prev, next, vel, weights_.data(), box);
       case KernelVariant::jammed: return update_box<T, R, KernelVariant::jammed>(prev, next, vel, weights_.data(), box);
+      case KernelVariant::columns: return update_box<T, R, KernelVariant::columns>(prev, next, vel, weights_.data(), box);
     }
   });
 }

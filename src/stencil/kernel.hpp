@@ -4,9 +4,10 @@
 //   next = 2 prev - next + vel * lap(prev)        (then the caller swaps prev and next)
 //
 // vel holds v^2 dt^2 / h^2, so the Laplacian weights are the plain second-derivative weights.
-// Three implementations with the same floating-point operations in the same order, hence bitwise
+// Four implementations with the same floating-point operations in the same order, hence bitwise
 // equal results: a plain triple loop kept as the reference, the cache-blocked OpenMP kernel with
-// compiler-vectorised rows, and the same blocks with explicit vectors and register reuse across rows.
+// compiler-vectorised rows, the same blocks with explicit vectors and register reuse across rows,
+// and the same blocks swept as columns along z with the z neighbours in registers.
 #include <functional>
 #include <string_view>
 #include <vector>
@@ -22,8 +23,13 @@ enum class KernelVariant {
   reference,  // the plain triple loop on the calling thread
   blocked,    // cache blocks over the OpenMP threads, rows vectorised by the compiler
   jammed,     // the same blocks, groups of rows with their y neighbours reused in registers (jammed_rows.hpp)
+  columns,    // the same blocks, columns along z with their z neighbours in registers (column_rows.hpp)
 };
-std::string_view to_string(KernelVariant variant);  // "reference", "blocked", "jammed"
+std::string_view to_string(KernelVariant variant);  // "reference", "blocked", "jammed", "columns"
+
+// Whether the z-column kernel's window of 2R + 1 vectors fits this build's vector registers with
+// room for the sums (AVX-512's 32 registers at every radius; AVX2's 16 at R = 1 and 2).
+bool column_window_fits_registers(int radius);
 
 // Whether this build has the explicit vectors the jammed variant needs (AVX2 with FMA, or AVX-512),
 // and which ("avx2", "avx512", "none"). Without them `jammed` still runs, one point at a time.
@@ -37,6 +43,8 @@ class Kernel {
   Kernel(const std::vector<double>& weights, Blocking blocking, KernelVariant variant = KernelVariant::blocked);
 
   int radius() const { return radius_; }
+  // The blocking as the kernel walks it (Blocking::z_innermost set for its variant): what first touch
+  // must follow.
   const Blocking& blocking() const { return blocking_; }
   KernelVariant variant() const { return variant_; }
 

@@ -41,6 +41,13 @@ struct Scalar {
   static reg fma(reg a, reg b, reg c) { return multiply_add(a, b, c); }
   static reg add_on_multiplier(reg a, reg b, reg) { return a + b; }  // the same sum: speed is no matter here
   static reg one() { return T(1); }
+  // Lanes under a mask (a tail shorter than a vector): one lane, there or not.
+  using mask = bool;
+  static mask first_lanes(int n) { return n > 0; }
+  static reg load_lanes(const T* p, mask m) { return m ? *p : T(0); }
+  static void store_lanes(T* p, reg v, mask m) {
+    if (m) *p = v;
+  }
 };
 
 template <typename T>
@@ -70,6 +77,11 @@ struct Native<float> {
   static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
   static reg add_on_multiplier(reg a, reg b, reg one) { return _mm512_fmadd_ps(a, one, b); }
   static reg one() { return opaque(broadcast(1)); }
+  // The first n lanes (a row's tail): loads give zero elsewhere and touch no memory there.
+  using mask = __mmask16;
+  static mask first_lanes(int n) { return static_cast<mask>((1u << n) - 1u); }
+  static reg load_lanes(const float* p, mask m) { return _mm512_maskz_loadu_ps(m, p); }
+  static void store_lanes(float* p, reg v, mask m) { _mm512_mask_storeu_ps(p, m, v); }
 };
 template <>
 struct Native<double> {
@@ -84,9 +96,14 @@ struct Native<double> {
   static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_pd(a, b, c); }
   static reg add_on_multiplier(reg a, reg b, reg one) { return _mm512_fmadd_pd(a, one, b); }
   static reg one() { return opaque(broadcast(1)); }
+  using mask = __mmask8;
+  static mask first_lanes(int n) { return static_cast<mask>((1u << n) - 1u); }
+  static reg load_lanes(const double* p, mask m) { return _mm512_maskz_loadu_pd(m, p); }
+  static void store_lanes(double* p, reg v, mask m) { _mm512_mask_storeu_pd(p, m, v); }
 };
 inline constexpr bool has_native = true;
 inline constexpr const char* native_name = "avx512";
+inline constexpr int native_registers = 32;  // how many vectors the registers hold at once
 #elif defined(__AVX2__) && defined(__FMA__)
 template <>
 struct Native<float> {
@@ -101,6 +118,11 @@ struct Native<float> {
   static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
   static reg add_on_multiplier(reg a, reg b, reg one) { return _mm256_fmadd_ps(a, one, b); }
   static reg one() { return opaque(broadcast(1)); }
+  // The first n lanes (a row's tail): loads give zero elsewhere and touch no memory there.
+  using mask = __m256i;
+  static mask first_lanes(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
+  static reg load_lanes(const float* p, mask m) { return _mm256_maskload_ps(p, m); }
+  static void store_lanes(float* p, reg v, mask m) { _mm256_maskstore_ps(p, m, v); }
 };
 template <>
 struct Native<double> {
@@ -115,12 +137,27 @@ struct Native<double> {
   static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_pd(a, b, c); }
   static reg add_on_multiplier(reg a, reg b, reg one) { return _mm256_fmadd_pd(a, one, b); }
   static reg one() { return opaque(broadcast(1)); }
+  using mask = __m256i;
+  static mask first_lanes(int n) { return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3)); }
+  static reg load_lanes(const double* p, mask m) { return _mm256_maskload_pd(p, m); }
+  static void store_lanes(double* p, reg v, mask m) { _mm256_maskstore_pd(p, m, v); }
 };
 inline constexpr bool has_native = true;
 inline constexpr const char* native_name = "avx2";
+inline constexpr int native_registers = 16;
 #else
 inline constexpr bool has_native = false;
 inline constexpr const char* native_name = "none";
+inline constexpr int native_registers = 0;
+#endif
+
+// The vectors of the z-column kernel: the native ones where the build has them, else one lane.
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+template <typename T>
+using ColumnVector = Native<T>;
+#else
+template <typename T>
+using ColumnVector = Scalar<T>;
 #endif
 
 // The stencil weights c[0..R], each broadcast to a whole register of V.

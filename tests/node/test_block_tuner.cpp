@@ -12,6 +12,7 @@
 #include "solver/block_tuner.hpp"
 #include "solver/temporal_sweep.hpp"
 #include "solver/tuning_cache.hpp"
+#include "solver/wave_solver.hpp"
 #include "stencil/block_loop.hpp"
 
 namespace wave3d {
@@ -71,7 +72,7 @@ TEST(BlockTuner, ChoosesTheFastestMeasuredCandidate) {
   EXPECT_EQ(out.blocking.steps, best->blocking.steps);
   EXPECT_FALSE(out.budget_spent);
   // Every size candidate, then the step counts with the chosen size.
-  EXPECT_EQ(out.measured.size(), block_size_candidates(c.grid.n, c.blocking.size, 2).size() +
+  EXPECT_EQ(out.measured.size(), block_size_candidates(c.grid.n, c.blocking.size, 2, kernel_variant(c.kernel, c.grid.radius)).size() +
                                      sweep_step_candidates(2, c.grid.n[1]).size() - 1);
 }
 

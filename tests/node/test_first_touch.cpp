@@ -30,13 +30,14 @@ struct Runner {
   int thread = -1;
   std::int64_t x_end = 0;
 };
-Runner runner_of(const std::vector<Box>& sweeps, const Blocking& blocking, int threads, const Index3& p) {
+// x_origin: where the field's x blocks are cut from (its first owned x).
+Runner runner_of(const std::vector<Box>& sweeps, const Blocking& blocking, int threads, const Index3& p,
+                 std::int64_t x_origin) {
   for (const Box& s : sweeps) {
     if (!s.contains(p)) continue;
-    const BlockGrid grid(s, blocking);
-    const std::int64_t block_x = (p[0] - s.lo[0]) / grid.size[0];
-    return {static_schedule_thread(block_number(s, grid, p), grid.total(), threads),
-            std::min(s.hi[0], s.lo[0] + (block_x + 1) * grid.size[0])};
+    const BlockGrid grid(s, blocking, x_origin);
+    const std::int64_t block_x = (p[0] - s.lo[0] + grid.x_shift) / grid.size[0];
+    return {static_schedule_thread(block_number(s, grid, p), grid.total(), threads), grid.x_end(s, block_x)};
   }
   ADD_FAILURE() << "point " << p[0] << "," << p[1] << "," << p[2] << " lies in no sweep";
   return {-1, p[0] + 1};
@@ -51,13 +52,14 @@ Index3 clamped(const Index3& p, const Box& b) {
 // that computes them in the kernel's `computed` sweeps, both with `threads` threads. Row by row, one
 // run of points per stretch where neither block changes.
 double share_touched_by_their_thread(const Box& update, const std::vector<Box>& touched,
-                                     const std::vector<Box>& computed, const Blocking& blocking, int threads) {
+                                     const std::vector<Box>& computed, const Blocking& blocking, int threads,
+                                     std::int64_t x_origin) {
   std::int64_t right = 0;
   for (std::int64_t z = update.lo[2]; z < update.hi[2]; ++z)
     for (std::int64_t y = update.lo[1]; y < update.hi[1]; ++y)
       for (std::int64_t x = update.lo[0]; x < update.hi[0];) {
-        const Runner toucher = runner_of(touched, blocking, threads, {x, y, z});
-        const Runner computer = runner_of(computed, blocking, threads, {x, y, z});
+        const Runner toucher = runner_of(touched, blocking, threads, {x, y, z}, x_origin);
+        const Runner computer = runner_of(computed, blocking, threads, {x, y, z}, x_origin);
         const std::int64_t end = std::min(toucher.x_end, computer.x_end);
         if (toucher.thread == computer.thread) right += end - x;
         x = end;
@@ -92,6 +94,9 @@ std::vector<Case> study_cases() {
       {"zero 203x117x89, rank 1 of 2x2x1", odd_zero, Box{{102, 0, 0}, {203, 59, 89}}, {true, true, false},
        Blocking{{37, 11, 5}}},
       {"periodic 131x77x45, 1 rank", odd_periodic, odd_periodic.whole(), {false, false, false}, Blocking{}},
+      // The z-column kernel's blocks: narrow in x (cut from the field's first x), z blocks innermost.
+      {"zero 448^3, rank 1 of 2x1x1, columns", zero_4, Box{{448, 0, 0}, {896, 448, 448}}, {true, false, false},
+       Blocking{{16, 16, 16}, 1, true}},
   };
 }
 
@@ -104,8 +109,8 @@ TEST(FirstTouchReplay, PagesGoToTheThreadThatComputesThemAt2_16And44Threads) {
       const std::vector<Box> sweeps = kernel_sweeps(regions, mode);
       for (int threads : {2, 16, 44}) {
         // Before, first touch swept the owned box, whatever the kernel swept.
-        const double old_share = share_touched_by_their_thread(regions.update, {c.owned}, sweeps, c.blocking, threads);
-        const double new_share = share_touched_by_their_thread(regions.update, sweeps, sweeps, c.blocking, threads);
+        const double old_share = share_touched_by_their_thread(regions.update, {c.owned}, sweeps, c.blocking, threads, c.owned.lo[0]);
+        const double new_share = share_touched_by_their_thread(regions.update, sweeps, sweeps, c.blocking, threads, c.owned.lo[0]);
         std::printf("%-40s %-8s %7d %7.1f%% %7.1f%%\n", c.name.c_str(), name(mode), threads, 100 * old_share,
                     100 * new_share);
         EXPECT_GE(new_share, 0.95) << c.name << ", " << name(mode) << ", " << threads << " threads (owned-box first "
@@ -118,14 +123,19 @@ TEST(FirstTouchReplay, PagesGoToTheThreadThatComputesThemAt2_16And44Threads) {
 TEST(StaticSchedule, ReplayNamesTheThreadThatRunsEachBlock) {
   const int max_threads = omp_get_max_threads();
   const Box region{{3, 1, 2}, {40, 29, 23}};
-  for (const Blocking& blocking : {Blocking{{8, 5, 3}}, Blocking{{0, 16, 16}}, Blocking{{0, 0, 0}}}) {
-    const std::int64_t count = block_count(region, blocking);
-    const BlockGrid grid(region, blocking);
+  // x_origin 3 cuts x blocks from the region's start; 0 from the field's first owned x, 3 points
+  // before it (the first block 3 points short).
+  for (const std::int64_t x_origin : {std::int64_t{3}, std::int64_t{0}})
+  for (const Blocking& blocking :
+       {Blocking{{8, 5, 3}}, Blocking{{0, 16, 16}}, Blocking{{0, 0, 0}}, Blocking{{8, 5, 3}, 1, true}}) {
+    const std::int64_t count = block_count(region, blocking, x_origin);
+    const BlockGrid grid(region, blocking, x_origin);
     for (int threads : {1, 2, 3, 16, 44}) {
       omp_set_num_threads(threads);
       std::vector<int> ran_on(static_cast<std::size_t>(count), -1);
       int team = 0;
-      for_each_block(region, blocking, [&](const Box& b) {
+      for_each_block(region, blocking, x_origin, [&](const Box& b) {
+        if (blocking.size[0] > 0 && b.hi[0] < region.hi[0]) EXPECT_EQ((b.hi[0] - x_origin) % blocking.size[0], 0);
         ran_on[static_cast<std::size_t>(block_number(region, grid, b.lo))] = omp_get_thread_num();
         if (omp_get_thread_num() == 0) team = omp_get_num_threads();
       });
@@ -146,6 +156,8 @@ std::vector<Case> small_cases() {
       {"zero, rank 0 of 2x2x1", zero, Box{{0, 15, 0}, {20, 30, 22}}, {true, true, false}, Blocking{{8, 5, 3}}},
       {"zero, 1 rank", zero, zero.whole(), {false, false, false}, Blocking{}},
       {"periodic, rank of 1x1x2", periodic, Box{{0, 0, 7}, {27, 19, 15}}, {false, false, true}, Blocking{{0, 4, 4}}},
+      {"zero, rank 1 of 2x1x1, columns", zero, Box{{20, 0, 0}, {40, 30, 22}}, {true, false, false},
+       Blocking{{16, 8, 4}, 1, true}},
   };
 }
 
@@ -178,7 +190,7 @@ TEST(FirstTouch, WritesEveryElementOnceOnTheThreadComputingTheNearestUpdatedPoin
             for (std::int64_t x = all.lo[0]; x < all.hi[0]; ++x) {
               const Index3 nearest = clamped({x, y, z}, regions.update);
               ASSERT_EQ(writer[static_cast<std::size_t>(f.offset(x, y, z))],
-                        runner_of(sweeps, c.blocking, threads, nearest).thread)
+                        runner_of(sweeps, c.blocking, threads, nearest, c.owned.lo[0]).thread)
                   << x << "," << y << "," << z;
             }
       }

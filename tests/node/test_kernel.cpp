@@ -14,9 +14,11 @@ namespace {
 using test_support::bitwise_equal;
 using test_support::fill_random;
 
+// inset: how far the updated region starts inside the owned box on each axis (as zero boundaries and
+// overlap shells start it), so that rows start off a cache line.
 template <typename T>
 void check_variant_equals_reference(KernelVariant variant, int radius, Index3 n, Blocking blocking,
-                                    Box owned_offset = {}) {
+                                    Box owned_offset = {}, Index3 inset = {0, 0, 0}) {
   Box owned{owned_offset.lo, {owned_offset.lo[0] + n[0], owned_offset.lo[1] + n[1], owned_offset.lo[2] + n[2]}};
   Field<T> prev(owned, radius), vel(owned, radius), next_a(owned, radius), next_b(owned, radius);
   for (Field<T>* f : {&prev, &vel, &next_a, &next_b}) first_touch(*f, InitPolicy::first_touch, blocking);
@@ -25,7 +27,7 @@ void check_variant_equals_reference(KernelVariant variant, int radius, Index3 n,
   fill_random(next_a, 3);
   fill_random(next_b, 3);
   const Kernel<T> kernel(second_derivative_weights(radius), blocking, variant);
-  const Box region = owned;
+  const Box region{{owned.lo[0] + inset[0], owned.lo[1] + inset[1], owned.lo[2] + inset[2]}, owned.hi};
   kernel.update(prev, next_a, vel, region);
   kernel.update_reference(prev, next_b, vel, region);
   EXPECT_TRUE(bitwise_equal(next_a, next_b))
@@ -33,7 +35,7 @@ void check_variant_equals_reference(KernelVariant variant, int radius, Index3 n,
       << n[1] << "x" << n[2];
 }
 
-constexpr KernelVariant kFastVariants[] = {KernelVariant::blocked, KernelVariant::jammed};
+constexpr KernelVariant kFastVariants[] = {KernelVariant::blocked, KernelVariant::jammed, KernelVariant::columns};
 
 TEST(Kernel, EveryVariantEqualsReferenceBitwiseOnOddSizes) {
   // Blocks of 7 x 5 x 3: rows shorter than a vector, and row groups of every length up to kJamRows.
@@ -63,6 +65,24 @@ TEST(Kernel, JammedVariantIsBuiltWithExplicitVectorsWhereTheMachineHasThem) {
   EXPECT_FALSE(jammed_kernel_built());
 #endif
   EXPECT_FALSE(jammed_vector_isa().empty());
+}
+
+TEST(Kernel, ColumnsEqualReferenceOnBlocksOfEveryColumnShape) {
+  // Columns of one plane (rows take over), shorter than the z window, and longer; row tails of 1 to
+  // a vector less one lane under the mask; several x vectors per block.
+  for (const Index3& size : {Index3{16, 8, 1}, Index3{16, 8, 5}, Index3{33, 3, 40}, Index3{0, 7, 0}, Index3{17, 1, 2}})
+    for (int r : kSupportedRadii) {
+      check_variant_equals_reference<float>(KernelVariant::columns, r, {47, 21, 19}, Blocking{size});
+      check_variant_equals_reference<double>(KernelVariant::columns, r, {47, 21, 19}, Blocking{size});
+      // Rows that start 3 points past a cache line: a masked head vector first.
+      check_variant_equals_reference<float>(KernelVariant::columns, r, {47, 21, 19}, Blocking{size}, {}, {3, 2, 1});
+      check_variant_equals_reference<double>(KernelVariant::columns, r, {47, 21, 19}, Blocking{size}, {}, {3, 2, 1});
+    }
+}
+
+TEST(Kernel, AutoRunsColumnsWhereTheirWindowFitsTheRegisters) {
+  for (int r : kSupportedRadii)
+    EXPECT_EQ(column_window_fits_registers(r), 2 * r + 1 + 8 <= (jammed_vector_isa() == "avx512" ? 32 : jammed_vector_isa() == "avx2" ? 16 : 0));
 }
 
 TEST(Kernel, UpdatesOnlyTheRegion) {

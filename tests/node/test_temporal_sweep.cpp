@@ -62,7 +62,8 @@ TEST(TemporalSweep, EqualsSingleStepsBitwiseForEveryTileHeightAndThreadCount) {
 }
 
 TEST(TemporalSweep, EqualsSingleStepsBitwiseForEveryVariant) {
-  for (KernelVariant variant : {KernelVariant::reference, KernelVariant::blocked, KernelVariant::jammed}) {
+  for (KernelVariant variant :
+       {KernelVariant::reference, KernelVariant::blocked, KernelVariant::jammed, KernelVariant::columns}) {
     check_sweep_equals_steps<float>(variant, 4, 3, 9, 2);
     check_sweep_equals_steps<double>(variant, 1, 5, 0, 2);
   }
