@@ -1,6 +1,8 @@
 #pragma once
 // The one loop over cache blocks that the kernel and first-touch initialisation share, so that a page
 // is first touched by the thread that later computes it (static schedule, same block order).
+#include <omp.h>
+
 #include <cstdint>
 #include <utility>
 
@@ -23,21 +25,24 @@ struct BlockGrid {
 
   BlockGrid(const Box& region, const Blocking& blocking) : BlockGrid(region, blocking, region.lo[0]) {}
   BlockGrid(const Box& region, const Blocking& blocking, std::int64_t x_origin) {
-    z_innermost = blocking.z_innermost;
     if (region.empty()) return;
     for (int a = 0; a < 3; ++a) size[a] = blocking.effective(a, region.extent(a));
     if (size[0] < region.extent(0)) x_shift = ((region.lo[0] - x_origin) % size[0] + size[0]) % size[0];
     for (int a = 0; a < 3; ++a) count[a] = (region.extent(a) + (a == 0 ? x_shift : 0) + size[a] - 1) / size[a];
   }
-  bool z_innermost = false;  // the order of the blocks (Blocking::z_innermost)
   std::int64_t total() const { return count[0] * count[1] * count[2]; }
-  // Where x block i of `region` starts and ends.
-  std::int64_t x_begin(const Box& region, std::int64_t i) const {
-    return i == 0 ? region.lo[0] : region.lo[0] - x_shift + i * size[0];
-  }
-  std::int64_t x_end(const Box& region, std::int64_t i) const {
-    const std::int64_t end = region.lo[0] - x_shift + (i + 1) * size[0];
-    return end < region.hi[0] ? end : region.hi[0];
+  // The number of block (i, j, k) in the static schedule's order: z blocks outermost.
+  std::int64_t number(std::int64_t i, std::int64_t j, std::int64_t k) const { return (k * count[1] + j) * count[0] + i; }
+  // Block (i, j, k) of `region`.
+  Box block(const Box& region, std::int64_t i, std::int64_t j, std::int64_t k) const {
+    const std::int64_t x_end = region.lo[0] - x_shift + (i + 1) * size[0];
+    Box b;
+    b.lo = {i == 0 ? region.lo[0] : region.lo[0] - x_shift + i * size[0], region.lo[1] + j * size[1],
+            region.lo[2] + k * size[2]};
+    b.hi = {x_end < region.hi[0] ? x_end : region.hi[0], b.lo[1] + size[1], b.lo[2] + size[2]};
+    for (int a = 1; a < 3; ++a)
+      if (b.hi[a] > region.hi[a]) b.hi[a] = region.hi[a];
+    return b;
   }
 };
 
@@ -45,16 +50,11 @@ struct BlockGrid {
 inline std::int64_t block_count(const Box& region, const Blocking& blocking) {
   return BlockGrid(region, blocking).total();
 }
-inline std::int64_t block_count(const Box& region, const Blocking& blocking, std::int64_t x_origin) {
-  return BlockGrid(region, blocking, x_origin).total();
-}
 
 // The iteration number for_each_block gives the block that holds point p of `region`.
 inline std::int64_t block_number(const Box& region, const BlockGrid& grid, const Index3& p) {
-  Index3 b;
-  for (int a = 0; a < 3; ++a) b[a] = (p[a] - region.lo[a] + (a == 0 ? grid.x_shift : 0)) / grid.size[a];
-  if (grid.z_innermost) return (b[1] * grid.count[0] + b[0]) * grid.count[2] + b[2];
-  return (b[2] * grid.count[1] + b[1]) * grid.count[0] + b[0];
+  return grid.number((p[0] - region.lo[0] + grid.x_shift) / grid.size[0], (p[1] - region.lo[1]) / grid.size[1],
+                     (p[2] - region.lo[2]) / grid.size[2]);
 }
 
 // The thread of a team of `threads` that runs iteration `index` of a `count`-iteration loop under
@@ -69,33 +69,43 @@ inline int static_schedule_thread(std::int64_t index, std::int64_t count, int th
   return static_cast<int>(index < in_longer ? index / (base + 1) : longer + (index - in_longer) / base);
 }
 
-// Calls body(block) for every block of `region` (x blocks cut from x_origin, see BlockGrid),
-// distributed over the threads of a new parallel region with `omp for schedule(static)` over the
-// blocks in block_number's order: z blocks outermost, or innermost (Blocking::z_innermost).
+// Calls body(block) for every block of `region` (x blocks cut from x_origin, see BlockGrid) on a new
+// team of threads, each thread the blocks of its share of block_number's order under schedule(static):
+// a contiguous run of blocks, z blocks outermost, so one stretch of planes per thread whichever order
+// it visits them in, and its pages its own even where a huge page holds several whole planes.
+//
+// The visiting order: block_number's, or with Blocking::z_innermost each thread goes y block by y
+// block (then x) through its blocks with z innermost, as the z-column kernel wants: the next z block
+// of a slab finds the planes below it still in L2.
 template <typename Body>
 void for_each_block(const Box& region, const Blocking& blocking, std::int64_t x_origin, Body&& body) {
   const BlockGrid grid(region, blocking, x_origin);
   const std::int64_t total = grid.total();
   if (total == 0) return;
-  const std::int64_t nb0 = grid.count[0], nb1 = grid.count[1], nb2 = grid.count[2];
+  if (!blocking.z_innermost) {
 #pragma omp parallel for schedule(static)
-  for (std::int64_t n = 0; n < total; ++n) {
-    std::int64_t i, j, k;  // the x, y and z block of iteration n
-    if (grid.z_innermost) {
-      k = n % nb2;
-      i = (n / nb2) % nb0;
-      j = n / (nb2 * nb0);
-    } else {
-      i = n % nb0;
-      j = (n / nb0) % nb1;
-      k = n / (nb0 * nb1);
+    for (std::int64_t n = 0; n < total; ++n) {
+      const std::int64_t i = n % grid.count[0], j = (n / grid.count[0]) % grid.count[1];
+      body(grid.block(region, i, j, n / (grid.count[0] * grid.count[1])));
     }
-    Box block;
-    block.lo = {grid.x_begin(region, i), region.lo[1] + j * grid.size[1], region.lo[2] + k * grid.size[2]};
-    block.hi = {grid.x_end(region, i), block.lo[1] + grid.size[1], block.lo[2] + grid.size[2]};
-    for (int a = 1; a < 3; ++a)
-      if (block.hi[a] > region.hi[a]) block.hi[a] = region.hi[a];
-    body(block);
+    return;
+  }
+#pragma omp parallel
+  {
+    // This thread's share, as schedule(static) gives it (static_schedule_thread below).
+    const std::int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+    const std::int64_t base = total / threads, longer = total % threads;
+    const std::int64_t first = t * base + (t < longer ? t : longer);
+    const std::int64_t end = first + base + (t < longer ? 1 : 0);
+    if (first < end) {
+      const std::int64_t per_plane = grid.count[0] * grid.count[1];
+      for (std::int64_t j = 0; j < grid.count[1]; ++j)
+        for (std::int64_t i = 0; i < grid.count[0]; ++i)
+          for (std::int64_t k = first / per_plane; k <= (end - 1) / per_plane; ++k) {
+            const std::int64_t n = grid.number(i, j, k);
+            if (n >= first && n < end) body(grid.block(region, i, j, k));
+          }
+    }
   }
 }
 

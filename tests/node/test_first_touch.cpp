@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -37,7 +38,7 @@ Runner runner_of(const std::vector<Box>& sweeps, const Blocking& blocking, int t
     if (!s.contains(p)) continue;
     const BlockGrid grid(s, blocking, x_origin);
     const std::int64_t block_x = (p[0] - s.lo[0] + grid.x_shift) / grid.size[0];
-    return {static_schedule_thread(block_number(s, grid, p), grid.total(), threads), grid.x_end(s, block_x)};
+    return {static_schedule_thread(block_number(s, grid, p), grid.total(), threads), grid.block(s, block_x, 0, 0).hi[0]};
   }
   ADD_FAILURE() << "point " << p[0] << "," << p[1] << "," << p[2] << " lies in no sweep";
   return {-1, p[0] + 1};
@@ -126,10 +127,10 @@ TEST(StaticSchedule, ReplayNamesTheThreadThatRunsEachBlock) {
   // x_origin 3 cuts x blocks from the region's start; 0 from the field's first owned x, 3 points
   // before it (the first block 3 points short).
   for (const std::int64_t x_origin : {std::int64_t{3}, std::int64_t{0}})
-  for (const Blocking& blocking :
-       {Blocking{{8, 5, 3}}, Blocking{{0, 16, 16}}, Blocking{{0, 0, 0}}, Blocking{{8, 5, 3}, 1, true}}) {
-    const std::int64_t count = block_count(region, blocking, x_origin);
+  for (const Blocking& blocking : {Blocking{{8, 5, 3}}, Blocking{{0, 16, 16}}, Blocking{{0, 0, 0}},
+                                   Blocking{{8, 5, 3}, 1, true}, Blocking{{0, 4, 2}, 1, true}}) {
     const BlockGrid grid(region, blocking, x_origin);
+    const std::int64_t count = grid.total();
     for (int threads : {1, 2, 3, 16, 44}) {
       omp_set_num_threads(threads);
       std::vector<int> ran_on(static_cast<std::size_t>(count), -1);
@@ -144,6 +145,37 @@ TEST(StaticSchedule, ReplayNamesTheThreadThatRunsEachBlock) {
         EXPECT_EQ(ran_on[static_cast<std::size_t>(i)], static_schedule_thread(i, count, threads))
             << "block " << i << " of " << count << ", " << threads << " threads";
     }
+  }
+  omp_set_num_threads(max_threads);
+}
+
+TEST(StaticSchedule, ZInnermostVisitsTheSameBlocksSlabBySlab) {
+  // Each thread runs the blocks schedule(static) gives it in z-outermost order (so one stretch of
+  // planes each), visiting them y block by y block with z innermost.
+  const Box region{{0, 0, 0}, {40, 30, 44}};
+  const Blocking blocking{{16, 8, 4}, 1, true};
+  const BlockGrid grid(region, blocking);
+  const int max_threads = omp_get_max_threads();
+  for (int threads : {1, 2, 3, 5}) {
+    omp_set_num_threads(threads);
+    std::vector<std::vector<Index3>> visited(static_cast<std::size_t>(threads));
+    for_each_block(region, blocking, [&](const Box& b) {
+      visited[static_cast<std::size_t>(omp_get_thread_num())].push_back(b.lo);
+    });
+    std::int64_t blocks = 0;
+    for (int t = 0; t < threads; ++t) {
+      const auto& mine = visited[static_cast<std::size_t>(t)];
+      blocks += static_cast<std::int64_t>(mine.size());
+      for (std::size_t v = 0; v < mine.size(); ++v) {
+        EXPECT_EQ(static_schedule_thread(block_number(region, grid, mine[v]), grid.total(), threads), t);
+        if (v > 0) {  // (y, x, z) increases from one block to the next
+          const Index3& a = mine[v - 1];
+          const Index3& b = mine[v];
+          EXPECT_LT(std::make_tuple(a[1], a[0], a[2]), std::make_tuple(b[1], b[0], b[2])) << threads << " threads";
+        }
+      }
+    }
+    EXPECT_EQ(blocks, grid.total());
   }
   omp_set_num_threads(max_threads);
 }
