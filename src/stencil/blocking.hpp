@@ -11,7 +11,7 @@ namespace wave3d {
 inline constexpr int kMaxStepsPerSweep = 64;
 
 struct Blocking {
-  Index3 size{0, 64, 16};  // 0 on an axis means the whole extent of the region being updated
+  Index3 size{0, 16, 16};  // 0 on an axis means the whole extent of the region being updated
   int steps = 1;           // time steps per sweep over memory (temporal blocking, solver/temporal_sweep.hpp)
   // The order blocks are handed out in: z blocks outermost (planes of blocks, for kernels that sweep
   // rows), or innermost (each y and x block marched along z, for the z-column kernel, whose next z
