@@ -17,10 +17,11 @@ KernelVariant kernel_variant(KernelChoice choice, int radius) {
     case KernelChoice::columns: return KernelVariant::columns;
     case KernelChoice::automatic: break;
   }
-  // Measured with `wave3d bench --kernel`: where the z window fits the registers (AVX-512, AMD Zen 4)
-  // the z columns beat the blocked rows at R = 8 by 1.3x at 2 threads; elsewhere the window spills and
-  // blocked rows win (AVX2, AMD Zen 1: faster than jammed rows at every radius, 1.6x at R = 1).
-  return column_window_fits_registers(radius) ? KernelVariant::columns : KernelVariant::blocked;
+  // Measured with `wave3d bench --kernel` (256^3, 2 threads): where the z window fits the registers
+  // (AVX-512, AMD Zen 4) the z columns beat the blocked rows by 1.1x at R = 4 and 1.25x at R = 8, but
+  // lose by 1.15-1.2x at R = 1 and 2, where a point has few z neighbours to save; where the window
+  // spills, blocked rows win (AVX2, AMD Zen 1: faster than jammed rows at every radius, 1.6x at R = 1).
+  return radius >= 4 && column_window_fits_registers(radius) ? KernelVariant::columns : KernelVariant::blocked;
 }
 
 namespace {

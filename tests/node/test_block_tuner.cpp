@@ -14,6 +14,7 @@
 #include "solver/tuning_cache.hpp"
 #include "solver/wave_solver.hpp"
 #include "stencil/block_loop.hpp"
+#include "stencil/coefficients.hpp"
 
 namespace wave3d {
 namespace {
@@ -57,6 +58,17 @@ TEST(BlockTuner, SweepStepCandidatesFitTheRows) {
   for (int t : sweep_step_candidates(4, 40)) EXPECT_LE(min_temporal_tile_rows(t, 4), 40);
   EXPECT_EQ(sweep_step_candidates(2, 1000, 3), (std::vector<int>{1, 2, 3}));
   EXPECT_EQ(sweep_step_candidates(2, 1000, 1), std::vector<int>{1});
+}
+
+TEST(KernelChoice, AutoRunsColumnsAtRadius4And8WhereTheirWindowFitsTheRegisters) {
+  for (int r : kSupportedRadii) {
+    const KernelVariant expected =
+        r >= 4 && column_window_fits_registers(r) ? KernelVariant::columns : KernelVariant::blocked;
+    EXPECT_EQ(kernel_variant(KernelChoice::automatic, r), expected) << "R = " << r;
+    EXPECT_EQ(kernel_variant(KernelChoice::columns, r), KernelVariant::columns);
+    EXPECT_EQ(kernel_variant(KernelChoice::blocked, r), KernelVariant::blocked);
+  }
+  if (jammed_vector_isa() == "avx512") EXPECT_EQ(kernel_variant(KernelChoice::automatic, 8), KernelVariant::columns);
 }
 
 TEST(BlockTuner, ChoosesTheFastestMeasuredCandidate) {
