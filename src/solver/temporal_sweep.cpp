@@ -9,30 +9,42 @@
 namespace wave3d {
 namespace {
 
-// The wave front through one piece: at front position p, level L computes plane p - (L-1)R of its
-// rows. Level L reads planes up to p - (L-2)R of level L-1, which the same front position computed
-// just before, and overwrites level L-2 at a plane that level L-1 no longer reads.
+// How many planes the wave front advances at a time: one for kernels that sweep rows plane by plane;
+// a z block for the column kernel, whose columns need more than one plane to march along.
+template <typename T>
+std::int64_t planes_per_front_step(const Kernel<T>& kernel) {
+  if (kernel.variant() != KernelVariant::columns) return 1;
+  const std::int64_t z_block = kernel.blocking().size[2];
+  return z_block > 0 ? z_block : 16;
+}
+
+// The wave front through one piece: at front position p, level L computes planes [p - (L-1)R,
+// p - (L-1)R + C) of its rows, C planes per step. Level L reads planes up to p - (L-2)R + C - 1 of
+// level L-1, which the same front position computed just before, and overwrites level L-2 below
+// p - (L-1)R + C, which level L-1 no longer reads (its next step reads from p - (L-1)R + C on).
 template <typename T>
 void run_piece(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
                const LevelBoxes& boxes, int levels, const TemporalPiece& piece,
                const std::function<void(Field<T>&, const Box&, int)>& after_level) {
   const int radius = kernel.radius();
   const std::int64_t lag = radius;
+  const std::int64_t step = planes_per_front_step(kernel);
   std::int64_t first_front = boxes.at(1).lo[2], end_front = first_front;
   for (int level = 1; level <= levels; ++level) {
     first_front = std::min(first_front, boxes.at(level).lo[2] + (level - 1) * lag);
     end_front = std::max(end_front, boxes.at(level).hi[2] + (level - 1) * lag);
   }
-  for (std::int64_t front = first_front; front < end_front; ++front) {
+  for (std::int64_t front = first_front; front < end_front; front += step) {
     for (int level = 1; level <= levels; ++level) {
       const Box region = boxes.at(level);
-      const std::int64_t plane = front - (level - 1) * lag;
-      if (plane < region.lo[2] || plane >= region.hi[2]) continue;
+      const std::int64_t plane = std::max(front - (level - 1) * lag, region.lo[2]);
+      const std::int64_t plane_end = std::min(front - (level - 1) * lag + step, region.hi[2]);
+      if (plane >= plane_end) continue;
       auto [y_lo, y_hi] = piece.rows_at(level, radius);
       y_lo = std::max(y_lo, region.lo[1]);
       y_hi = std::min(y_hi, region.hi[1]);
       if (y_lo >= y_hi) continue;
-      const Box box{{region.lo[0], y_lo, plane}, {region.hi[0], y_hi, plane + 1}};
+      const Box box{{region.lo[0], y_lo, plane}, {region.hi[0], y_hi, plane_end}};
       // Odd levels go from current into previous, even ones back: the two buffers alternate.
       Field<T>& source = level % 2 == 1 ? current : previous;
       Field<T>& target = level % 2 == 1 ? previous : current;

@@ -10,7 +10,8 @@
 //      (level L the (L-1)R rows on each side of the border).
 // Within a phase the pieces are independent and spread over the OpenMP threads. Inside each piece a
 // wave front runs along z: level L computes plane p - (L-1)R while level 1 computes plane p, so the
-// planes a level reads from the level below are still in cache.
+// planes a level reads from the level below are still in cache (the column kernel advances a z block
+// of planes at a time, which its columns march along).
 //
 // Every point of every level is computed once, by the kernel, from the same inputs as a step at a
 // time would use: the result is bitwise equal to `levels` single steps. There is no halo exchange

@@ -50,6 +50,9 @@ TEST(TemporalSweep, EqualsSingleStepsBitwiseForEveryRadiusAndPrecision) {
     for (int levels : {2, 3}) {
       check_sweep_equals_steps<float>(KernelVariant::jammed, r, levels, 0, 2);
       check_sweep_equals_steps<double>(KernelVariant::jammed, r, levels, 0, 2);
+      // The column kernel's wave front advances 5 planes (its z block) at a time.
+      check_sweep_equals_steps<float>(KernelVariant::columns, r, levels, 0, 2);
+      check_sweep_equals_steps<double>(KernelVariant::columns, r, levels, 0, 2);
     }
 }
 
