@@ -18,6 +18,7 @@
 // Only where the operands come from differs, so the results are bitwise equal.
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "stencil/simd.hpp"
 
@@ -25,6 +26,16 @@ namespace wave3d {
 
 // How many planes ahead a column asks for the lines it will read.
 inline constexpr int kColumnPrefetchPlanes = 8;
+
+// f.template operator()<K>() for K = 1..R in order: neighbour distances as compile-time constants.
+template <int R, typename F, int... K>
+inline void for_each_distance(F&& f, std::integer_sequence<int, K...>) {
+  (f.template operator()<K + 1>(), ...);
+}
+template <int R, typename F>
+inline void for_each_distance(F&& f) {
+  for_each_distance<R>(f, std::make_integer_sequence<int, R>{});
+}
 
 // Loads of a column: whole vectors, or (Tail) only the lanes of `mask`, the rest zero.
 template <typename V, bool Tail>
@@ -58,12 +69,24 @@ inline void update_column(const T* p, T* next, const T* vel, const typename V::r
     __builtin_prefetch(vel + o + kAhead * s2, 0, 3);
     __builtin_prefetch(next + o + kAhead * s2, 1, 3);
     reg lap = V::mul(c[0], window[R]);
+    if constexpr (V::has_lane_shift && !Tail && R <= V::width) {
+      // A whole vector on a cache line: its x neighbours are lane shifts of it and of the vectors on
+      // either side, two loads for all 2R of them, none across a line.
+      const reg before = V::load(q - V::width), after = V::load(q + V::width);
+      for_each_distance<R>([&]<int K>() {
+        const reg xs = V::add(V::template behind<K>(before, window[R]), V::template ahead<K>(window[R], after));
+        const reg ys = V::add_on_multiplier(load(q - K * s1), load(q + K * s1), one);
+        const reg zs = V::add_on_multiplier(window[R - K], window[R + K], one);
+        lap = V::fma(c[K], V::add(V::add(xs, ys), zs), lap);
+      });
+    } else {
 #pragma GCC unroll 16
-    for (int k = 1; k <= R; ++k) {
-      const reg xs = V::add(load(q - k), load(q + k));
-      const reg ys = V::add_on_multiplier(load(q - k * s1), load(q + k * s1), one);
-      const reg zs = V::add_on_multiplier(window[R - k], window[R + k], one);
-      lap = V::fma(c[k], V::add(V::add(xs, ys), zs), lap);
+      for (int k = 1; k <= R; ++k) {
+        const reg xs = V::add(load(q - k), load(q + k));
+        const reg ys = V::add_on_multiplier(load(q - k * s1), load(q + k * s1), one);
+        const reg zs = V::add_on_multiplier(window[R - k], window[R + k], one);
+        lap = V::fma(c[k], V::add(V::add(xs, ys), zs), lap);
+      }
     }
     const reg centre = window[R];
     const reg updated = V::fma(load(vel + o), lap, V::sub(V::add(centre, centre), load(next + o)));

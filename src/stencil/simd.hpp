@@ -48,6 +48,7 @@ struct Scalar {
   static void store_lanes(T* p, reg v, mask m) {
     if (m) *p = v;
   }
+  static constexpr bool has_lane_shift = false;
 };
 
 template <typename T>
@@ -82,6 +83,19 @@ struct Native<float> {
   static mask first_lanes(int n) { return static_cast<mask>((1u << n) - 1u); }
   static reg load_lanes(const float* p, mask m) { return _mm512_maskz_loadu_ps(m, p); }
   static void store_lanes(float* p, reg v, mask m) { _mm512_mask_storeu_ps(p, m, v); }
+  // The vector K points further along (K <= width) from the vector `cur` and the one after it, and K
+  // points back from the one before it: lane shifts in registers in place of loads across lines.
+  static constexpr bool has_lane_shift = true;
+  template <int K>
+  static reg ahead(reg cur, reg after) {
+    if constexpr (K == width) return after;
+    else return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(after), _mm512_castps_si512(cur), K));
+  }
+  template <int K>
+  static reg behind(reg before, reg cur) {
+    if constexpr (K == width) return before;
+    else return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(cur), _mm512_castps_si512(before), width - K));
+  }
 };
 template <>
 struct Native<double> {
@@ -100,6 +114,17 @@ struct Native<double> {
   static mask first_lanes(int n) { return static_cast<mask>((1u << n) - 1u); }
   static reg load_lanes(const double* p, mask m) { return _mm512_maskz_loadu_pd(m, p); }
   static void store_lanes(double* p, reg v, mask m) { _mm512_mask_storeu_pd(p, m, v); }
+  static constexpr bool has_lane_shift = true;
+  template <int K>
+  static reg ahead(reg cur, reg after) {
+    if constexpr (K == width) return after;
+    else return _mm512_castsi512_pd(_mm512_alignr_epi64(_mm512_castpd_si512(after), _mm512_castpd_si512(cur), K));
+  }
+  template <int K>
+  static reg behind(reg before, reg cur) {
+    if constexpr (K == width) return before;
+    else return _mm512_castsi512_pd(_mm512_alignr_epi64(_mm512_castpd_si512(cur), _mm512_castpd_si512(before), width - K));
+  }
 };
 inline constexpr bool has_native = true;
 inline constexpr const char* native_name = "avx512";
@@ -123,6 +148,7 @@ struct Native<float> {
   static mask first_lanes(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
   static reg load_lanes(const float* p, mask m) { return _mm256_maskload_ps(p, m); }
   static void store_lanes(float* p, reg v, mask m) { _mm256_maskstore_ps(p, m, v); }
+  static constexpr bool has_lane_shift = false;  // AVX2 shifts lanes within 128-bit halves only
 };
 template <>
 struct Native<double> {
@@ -141,6 +167,7 @@ struct Native<double> {
   static mask first_lanes(int n) { return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3)); }
   static reg load_lanes(const double* p, mask m) { return _mm256_maskload_pd(p, m); }
   static void store_lanes(double* p, reg v, mask m) { _mm256_maskstore_pd(p, m, v); }
+  static constexpr bool has_lane_shift = false;
 };
 inline constexpr bool has_native = true;
 inline constexpr const char* native_name = "avx2";
