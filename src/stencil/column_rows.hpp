@@ -24,9 +24,6 @@
 
 namespace wave3d {
 
-// How many planes ahead a column asks for the lines it will read.
-inline constexpr int kColumnPrefetchPlanes = 8;
-
 // f.template operator()<K>() for K = 1..R in order: neighbour distances as compile-time constants.
 template <int R, typename F, int... K>
 inline void for_each_distance(F&& f, std::integer_sequence<int, K...>) {
@@ -37,98 +34,84 @@ inline void for_each_distance(F&& f) {
   for_each_distance<R>(f, std::make_integer_sequence<int, R>{});
 }
 
-// Loads of a column: whole vectors, or (Tail) only the lanes of `mask`, the rest zero.
-template <typename V, bool Tail>
-struct ColumnLoads {
-  typename V::mask mask;
-  template <typename T>
-  typename V::reg operator()(const T* p) const {
-    if constexpr (Tail) return V::load_lanes(p, mask);
-    else return V::load(p);
-  }
-};
-
-// `planes` points along z of one column of V::width points (fewer under a tail mask) starting at p,
-// row stride s1, plane stride s2. c holds the weights broadcast to whole vectors.
-template <typename V, typename T, int R, bool Tail>
+// `planes` points along z of one column of V::width points starting at p (on a cache line), row
+// stride s1, plane stride s2. c holds the weights broadcast to whole vectors. Every load is a whole
+// vector on a cache line; with Partial only the lanes of `store_mask` are stored, so that a column
+// may reach over the start or the end of the region (the lanes beyond it read halo or padding, which
+// the field always holds, and are thrown away).
+template <typename V, typename T, int R, bool Partial>
 inline void update_column(const T* p, T* next, const T* vel, const typename V::reg* c, typename V::reg one,
-                          std::int64_t s1, std::int64_t s2, std::int64_t planes, ColumnLoads<V, Tail> load) {
+                          std::int64_t s1, std::int64_t s2, std::int64_t planes, typename V::mask store_mask) {
   using reg = typename V::reg;
-  constexpr int kAhead = kColumnPrefetchPlanes;
   reg window[2 * R + 1];  // window[R + d] = plane z + d of this column
 #pragma GCC unroll 17
-  for (int d = 0; d <= 2 * R; ++d) window[d] = load(p + (d - R) * s2);
+  for (int d = 0; d <= 2 * R; ++d) window[d] = V::load(p + (d - R) * s2);
   for (std::int64_t z = 0; z < planes; ++z) {
     const T* q = p + z * s2;
     const std::int64_t o = z * s2;
-    // The lines of plane z + kAhead this column has not read yet: its own z neighbour R planes beyond,
-    // the row R rows away that no earlier column read, the next vector along x, vel and next.
-    __builtin_prefetch(q + (kAhead + R + 1) * s2, 0, 3);
-    __builtin_prefetch(q + kAhead * s2 + R * s1, 0, 3);
-    __builtin_prefetch(q + kAhead * s2 + V::width, 0, 3);
-    __builtin_prefetch(vel + o + kAhead * s2, 0, 3);
-    __builtin_prefetch(next + o + kAhead * s2, 1, 3);
+    // The lines the next column (one row further) reads first and no column before it read: its row
+    // R rows away, its z neighbour beyond the block, its vel and next. By the time it runs they are in.
+    __builtin_prefetch(q + (R + 1) * s1, 0, 3);
+    __builtin_prefetch(q + s1 + (R + 1) * s2, 0, 3);
+    __builtin_prefetch(vel + o + s1, 0, 3);
+    __builtin_prefetch(next + o + s1, 1, 3);
     reg lap = V::mul(c[0], window[R]);
-    if constexpr (V::has_lane_shift && !Tail && R <= V::width) {
-      // A whole vector on a cache line: its x neighbours are lane shifts of it and of the vectors on
-      // either side, two loads for all 2R of them, none across a line.
+    if constexpr (V::has_lane_shift && R <= V::width) {
+      // The x neighbours are lane shifts of the column's vector and of the vectors on either side:
+      // two loads for all 2R of them, none across a cache line.
       const reg before = V::load(q - V::width), after = V::load(q + V::width);
       for_each_distance<R>([&]<int K>() {
         const reg xs = V::add(V::template behind<K>(before, window[R]), V::template ahead<K>(window[R], after));
-        const reg ys = V::add_on_multiplier(load(q - K * s1), load(q + K * s1), one);
+        const reg ys = V::add_on_multiplier(V::load(q - K * s1), V::load(q + K * s1), one);
         const reg zs = V::add_on_multiplier(window[R - K], window[R + K], one);
         lap = V::fma(c[K], V::add(V::add(xs, ys), zs), lap);
       });
     } else {
 #pragma GCC unroll 16
       for (int k = 1; k <= R; ++k) {
-        const reg xs = V::add(load(q - k), load(q + k));
-        const reg ys = V::add_on_multiplier(load(q - k * s1), load(q + k * s1), one);
+        const reg xs = V::add(V::load(q - k), V::load(q + k));
+        const reg ys = V::add_on_multiplier(V::load(q - k * s1), V::load(q + k * s1), one);
         const reg zs = V::add_on_multiplier(window[R - k], window[R + k], one);
         lap = V::fma(c[k], V::add(V::add(xs, ys), zs), lap);
       }
     }
     const reg centre = window[R];
-    const reg updated = V::fma(load(vel + o), lap, V::sub(V::add(centre, centre), load(next + o)));
-    if constexpr (Tail) V::store_lanes(next + o, updated, load.mask);
+    const reg updated = V::fma(V::load(vel + o), lap, V::sub(V::add(centre, centre), V::load(next + o)));
+    if constexpr (Partial) V::store_lanes(next + o, updated, store_mask);
     else V::store(next + o, updated);
     if (z + 1 == planes) break;  // plane z + R + 1 may lie beyond the field
 #pragma GCC unroll 16
     for (int d = 0; d < 2 * R; ++d) window[d] = window[d + 1];
-    window[2 * R] = load(q + (R + 1) * s2);
+    window[2 * R] = V::load(q + (R + 1) * s2);
   }
 }
 
 // The columns of `len` points along x, `rows` rows and `planes` planes starting at p: x vector by
-// x vector, each down its rows, each row a column along z. The vectors sit on cache lines (rows
-// start on one, field.hpp), so that a vector loads one line, not two: where p is not on a line (a
-// region starting inside the halo or the boundary layer), the points up to the next line go first
-// as one vector under a mask, and the row's last points too. weights: c[0..R] as the reference kernel
-// holds them.
+// x vector, each down its rows, each row a column along z. The vectors sit on cache lines (a row's
+// first owned point starts one, field.hpp), so that no load crosses a line: where p is not on a
+// line (a region starting inside the halo or the boundary layer) the first vector starts on the line
+// before p and stores only the lanes from p on, and the last stores only the lanes before p + len.
+// weights: c[0..R] as the reference kernel holds them.
 template <typename T, int R>
 inline void update_columns(const T* p, T* next, const T* vel, const T* weights, std::int64_t len, std::int64_t rows,
                            std::int64_t planes, std::int64_t s1, std::int64_t s2) {
   using V = simd::ColumnVector<T>;
   const auto c = simd::broadcast_weights<V, R>(weights);
   const typename V::reg one = V::one();
-  const auto masked_columns = [&](std::int64_t i, std::int64_t lanes) {
-    const ColumnLoads<V, true> part{V::first_lanes(static_cast<int>(lanes))};
-    for (std::int64_t y = 0; y < rows; ++y) {
-      const std::int64_t o = i + y * s1;
-      update_column<V, T, R, true>(p + o, next + o, vel + o, c.data(), one, s1, s2, planes, part);
-    }
-  };
   constexpr std::int64_t kVectorBytes = V::width * static_cast<std::int64_t>(sizeof(T));
   const auto past_line = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(p) % kVectorBytes) /
                          static_cast<std::int64_t>(sizeof(T));
-  std::int64_t i = past_line == 0 ? 0 : std::min(len, V::width - past_line);
-  if (i > 0) masked_columns(0, i);
-  for (; i + V::width <= len; i += V::width)
+  // Vector starts relative to p: from -past_line in steps of a vector while they overlap [0, len).
+  for (std::int64_t i = -past_line; i < len; i += V::width) {
+    const std::int64_t first_lane = std::max<std::int64_t>(0, -i), end_lane = std::min<std::int64_t>(V::width, len - i);
+    const bool whole = first_lane == 0 && end_lane == V::width;
+    const auto mask = V::lanes_between(static_cast<int>(first_lane), static_cast<int>(end_lane));
     for (std::int64_t y = 0; y < rows; ++y) {
       const std::int64_t o = i + y * s1;
-      update_column<V, T, R, false>(p + o, next + o, vel + o, c.data(), one, s1, s2, planes, {});
+      if (whole) update_column<V, T, R, false>(p + o, next + o, vel + o, c.data(), one, s1, s2, planes, mask);
+      else update_column<V, T, R, true>(p + o, next + o, vel + o, c.data(), one, s1, s2, planes, mask);
     }
-  if (i < len) masked_columns(i, len - i);
+  }
 }
 
 }  // namespace wave3d

@@ -41,10 +41,9 @@ struct Scalar {
   static reg fma(reg a, reg b, reg c) { return multiply_add(a, b, c); }
   static reg add_on_multiplier(reg a, reg b, reg) { return a + b; }  // the same sum: speed is no matter here
   static reg one() { return T(1); }
-  // Lanes under a mask (a tail shorter than a vector): one lane, there or not.
+  // Lanes under a mask (part of a vector): one lane, there or not.
   using mask = bool;
-  static mask first_lanes(int n) { return n > 0; }
-  static reg load_lanes(const T* p, mask m) { return m ? *p : T(0); }
+  static mask lanes_between(int first, int end) { return first < end; }
   static void store_lanes(T* p, reg v, mask m) {
     if (m) *p = v;
   }
@@ -78,10 +77,9 @@ struct Native<float> {
   static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
   static reg add_on_multiplier(reg a, reg b, reg one) { return _mm512_fmadd_ps(a, one, b); }
   static reg one() { return opaque(broadcast(1)); }
-  // The first n lanes (a row's tail): loads give zero elsewhere and touch no memory there.
+  // Lanes first..end-1 (part of a vector, at a row's start or end): stores leave the others alone.
   using mask = __mmask16;
-  static mask first_lanes(int n) { return static_cast<mask>((1u << n) - 1u); }
-  static reg load_lanes(const float* p, mask m) { return _mm512_maskz_loadu_ps(m, p); }
+  static mask lanes_between(int first, int end) { return static_cast<mask>(((1u << end) - 1u) & ~((1u << first) - 1u)); }
   static void store_lanes(float* p, reg v, mask m) { _mm512_mask_storeu_ps(p, m, v); }
   // The vector K points further along (K <= width) from the vector `cur` and the one after it, and K
   // points back from the one before it: lane shifts in registers in place of loads across lines.
@@ -111,8 +109,7 @@ struct Native<double> {
   static reg add_on_multiplier(reg a, reg b, reg one) { return _mm512_fmadd_pd(a, one, b); }
   static reg one() { return opaque(broadcast(1)); }
   using mask = __mmask8;
-  static mask first_lanes(int n) { return static_cast<mask>((1u << n) - 1u); }
-  static reg load_lanes(const double* p, mask m) { return _mm512_maskz_loadu_pd(m, p); }
+  static mask lanes_between(int first, int end) { return static_cast<mask>(((1u << end) - 1u) & ~((1u << first) - 1u)); }
   static void store_lanes(double* p, reg v, mask m) { _mm512_mask_storeu_pd(p, m, v); }
   static constexpr bool has_lane_shift = true;
   template <int K>
@@ -143,10 +140,13 @@ struct Native<float> {
   static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
   static reg add_on_multiplier(reg a, reg b, reg one) { return _mm256_fmadd_ps(a, one, b); }
   static reg one() { return opaque(broadcast(1)); }
-  // The first n lanes (a row's tail): loads give zero elsewhere and touch no memory there.
+  // Lanes first..end-1 (part of a vector, at a row's start or end): stores leave the others alone.
   using mask = __m256i;
-  static mask first_lanes(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
-  static reg load_lanes(const float* p, mask m) { return _mm256_maskload_ps(p, m); }
+  static mask lanes_between(int first, int end) {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(first), lane),
+                               _mm256_cmpgt_epi32(_mm256_set1_epi32(end), lane));
+  }
   static void store_lanes(float* p, reg v, mask m) { _mm256_maskstore_ps(p, m, v); }
   static constexpr bool has_lane_shift = false;  // AVX2 shifts lanes within 128-bit halves only
 };
@@ -164,8 +164,11 @@ struct Native<double> {
   static reg add_on_multiplier(reg a, reg b, reg one) { return _mm256_fmadd_pd(a, one, b); }
   static reg one() { return opaque(broadcast(1)); }
   using mask = __m256i;
-  static mask first_lanes(int n) { return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3)); }
-  static reg load_lanes(const double* p, mask m) { return _mm256_maskload_pd(p, m); }
+  static mask lanes_between(int first, int end) {
+    const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
+    return _mm256_andnot_si256(_mm256_cmpgt_epi64(_mm256_set1_epi64x(first), lane),
+                               _mm256_cmpgt_epi64(_mm256_set1_epi64x(end), lane));
+  }
   static void store_lanes(double* p, reg v, mask m) { _mm256_maskstore_pd(p, m, v); }
   static constexpr bool has_lane_shift = false;
 };
