@@ -17,10 +17,12 @@ KernelVariant kernel_variant(KernelChoice choice, int radius) {
     case KernelChoice::columns: return KernelVariant::columns;
     case KernelChoice::automatic: break;
   }
-  // Measured with `wave3d bench --kernel` (256^3, 2 threads): where the z window fits the registers
-  // (AVX-512, AMD Zen 4) the z columns beat the blocked rows by 1.1x at R = 4 and 1.25x at R = 8, but
-  // lose by 1.15-1.2x at R = 1 and 2, where a point has few z neighbours to save; where the window
-  // spills, blocked rows win (AVX2, AMD Zen 1: faster than jammed rows at every radius, 1.6x at R = 1).
+  // Measured with `wave3d bench --kernel` (256^3, 2 threads, interleaved runs): where the z window
+  // fits the registers (AVX-512, AMD Zen 4) the z columns beat the blocked rows by 1.1x at R = 4 and
+  // 1.5-1.6x at R = 8; at R = 1, where a point has few z neighbours to save, they lose by 1.1-1.4x, and
+  // at R = 2 the two lie within the machine's noise (columns 5 % ahead on average over 6 pairs), so
+  // rows stay. Where the window spills, blocked rows win (AVX2, AMD Zen 1: faster than jammed rows at
+  // every radius, 1.6x at R = 1).
   return radius >= 4 && column_window_fits_registers(radius) ? KernelVariant::columns : KernelVariant::blocked;
 }
 
