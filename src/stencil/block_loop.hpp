@@ -3,6 +3,7 @@
 // is first touched by the thread that later computes it (static schedule, same block order).
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -69,6 +70,20 @@ inline int static_schedule_thread(std::int64_t index, std::int64_t count, int th
   return static_cast<int>(index < in_longer ? index / (base + 1) : longer + (index - in_longer) / base);
 }
 
+// The iterations [first, end) that `thread` runs under the same schedule: the inverse of
+// static_schedule_thread, for loops that visit one thread's share in an order of their own.
+struct IterationShare {
+  std::int64_t first = 0;
+  std::int64_t end = 0;
+};
+
+inline IterationShare static_schedule_share(std::int64_t thread, std::int64_t count, std::int64_t threads) {
+  const std::int64_t base = count / threads;
+  const std::int64_t longer = count % threads;
+  const std::int64_t first = thread * base + std::min(thread, longer);
+  return {first, first + base + (thread < longer ? 1 : 0)};
+}
+
 // Calls body(block) for every block of `region` (x blocks cut from x_origin, see BlockGrid) on a new
 // team of threads, each thread the blocks of its share of block_number's order under schedule(static):
 // a contiguous run of blocks, z blocks outermost, so one stretch of planes per thread whichever order
@@ -92,11 +107,8 @@ void for_each_block(const Box& region, const Blocking& blocking, std::int64_t x_
   }
 #pragma omp parallel
   {
-    // This thread's share, as schedule(static) gives it (static_schedule_thread below).
-    const std::int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
-    const std::int64_t base = total / threads, longer = total % threads;
-    const std::int64_t first = t * base + (t < longer ? t : longer);
-    const std::int64_t end = first + base + (t < longer ? 1 : 0);
+    // This thread's share, as schedule(static) gives it.
+    const auto [first, end] = static_schedule_share(omp_get_thread_num(), total, omp_get_num_threads());
     if (first < end) {
       const std::int64_t per_plane = grid.count[0] * grid.count[1];
       for (std::int64_t j = 0; j < grid.count[1]; ++j)

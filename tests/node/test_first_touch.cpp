@@ -149,6 +149,20 @@ TEST(StaticSchedule, ReplayNamesTheThreadThatRunsEachBlock) {
   omp_set_num_threads(max_threads);
 }
 
+TEST(StaticSchedule, ShareIsTheInverseOfTheThreadOfAnIteration) {
+  for (std::int64_t count : {0, 1, 5, 44, 45, 1000})
+    for (int threads : {1, 2, 3, 16, 44}) {
+      std::int64_t next = 0;  // the shares tile [0, count) in thread order
+      for (int t = 0; t < threads; ++t) {
+        const IterationShare share = static_schedule_share(t, count, threads);
+        EXPECT_EQ(share.first, next) << count << " iterations, thread " << t << " of " << threads;
+        for (std::int64_t i = share.first; i < share.end; ++i) EXPECT_EQ(static_schedule_thread(i, count, threads), t);
+        next = share.end;
+      }
+      EXPECT_EQ(next, count) << count << " iterations, " << threads << " threads";
+    }
+}
+
 TEST(StaticSchedule, ZInnermostVisitsTheSameBlocksSlabBySlab) {
   // Each thread runs the blocks schedule(static) gives it in z-outermost order (so one stretch of
   // planes each), visiting them y block by y block with z innermost.
