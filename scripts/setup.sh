@@ -62,13 +62,40 @@ if [[ $mode == run ]]; then
   exec "${launch[@]}"
 fi
 
+# ctest with every failed test run once more. Open MPI 4.1's launcher now and then reports a rank that
+# has finished (output written, MPI_Finalize called) as "exiting improperly" with PID 0
+# (open-mpi/ompi#7833, seen in hello-world loops too), which no test can tell from a real failure. The
+# first attempt's output stays in the log, and the end of each pass names every test that passed only
+# at its second attempt, so an intermittent failure of wave3d's own stays visible.
+run_tests() {  # run_tests <ctest options>...
+  local log status
+  log=$(mktemp)
+  set +e
+  ctest "$@" --repeat until-pass:2 2>&1 | tee "$log"
+  status=${PIPESTATUS[0]}
+  set -e
+  python3 - "$log" <<'SUMMARY'
+import re, sys
+failed, passed = [], set()
+for line in open(sys.argv[1], errors="replace"):
+    m = re.search(r"Test +#\d+: (\S+) \.+\s*(\*{3}\w+|Passed)", line)
+    if m:
+        (passed.add if m.group(2) == "Passed" else failed.append)(m.group(1))
+again = [name for name in dict.fromkeys(failed) if name in passed]
+if again:
+    print(f"setup.sh: passed only at the second attempt (the first attempt's output is above): {', '.join(again)}")
+SUMMARY
+  rm -f "$log"
+  return "$status"
+}
+
 # Tests run two at a time (every MPI test is oversubscribed with bounded timeouts anyway).
 build release
-ctest --preset release --parallel "$jobs"
+run_tests --preset release --parallel "$jobs"
 build sanitize
 # The sanitizers watch our C++: tests of Python logic alone (the study runner's expansion, the analysis
 # and the report) have passed on the release build and gain nothing from a second pass, nor do the
 # testbeds (the NUMA guest under QEMU, the multi-node cluster), which run C++ the other tests run too.
 # The sanitizer build is also the build without PAPI: its counter tests check the "not built in" path,
 # the Release build's the PAPI one.
-ctest --preset sanitize --parallel "$jobs" --label-exclude '^(python|study|numa|multinode)$'
+run_tests --preset sanitize --parallel "$jobs" --label-exclude '^(python|study|numa|multinode)$'
