@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -38,7 +39,8 @@ struct BenchOptions {
   int steps = 10;
   int repetitions = 5;
   int fma_units = 2;
-  std::vector<std::int64_t> blocking{bench_default_blocking.begin(), bench_default_blocking.end()};
+  std::string blocking = fmt::format("{},{},{}", bench_default_blocking[0], bench_default_blocking[1],
+                                     bench_default_blocking[2]);  // or "auto"
   std::string halo = "overlap";
   std::string progress = "poll";
   bool no_bind = false;
@@ -51,8 +53,31 @@ struct BenchOptions {
   std::string json;
 };
 
+// --blocking: "auto" (nullopt: the block tuner chooses per case, as blocking.size = "auto" does for a
+// run) or three block sizes x,y,z.
+std::optional<std::array<std::int64_t, 3>> given_blocking(const std::string& text) {
+  if (text == "auto") return std::nullopt;
+  std::array<std::int64_t, 3> sizes{};
+  std::size_t axis = 0;
+  const char* p = text.data();
+  const char* const end = text.data() + text.size();
+  while (axis < sizes.size()) {
+    const auto [next, error] = std::from_chars(p, end, sizes[axis]);
+    if (error != std::errc() || sizes[axis] < 0 || sizes[axis] > (std::int64_t{1} << 30)) break;
+    p = next;
+    ++axis;
+    if (axis < sizes.size() && (p == end || *p++ != ',')) break;
+  }
+  if (axis != sizes.size() || p != end)
+    throw std::invalid_argument(
+        fmt::format("'{}' is neither auto nor three block sizes x,y,z (each 0, the whole axis, to 2^30)", text));
+  return sizes;
+}
+
 RunConfig stencil_config(const BenchOptions& o, std::int64_t n) {
-  RunConfig c = bench_stencil_config(n, {o.blocking[0], o.blocking[1], o.blocking[2]});
+  const auto given = given_blocking(o.blocking);
+  RunConfig c = bench_stencil_config(n, given.value_or(bench_default_blocking));
+  c.tune.size = !given.has_value();
   c.grid.radius = o.radius;
   c.precision = *enum_from_name<Precision>(o.precision);
   c.kernel = *enum_from_name<KernelChoice>(o.kernel);
@@ -78,6 +103,8 @@ void print_case(const BenchCase& c, const std::optional<double>& single_thread_r
              c.ranks, c.threads_per_rank, c.steps_per_sweep, c.stencil_mpoints.min, c.stencil_mpoints.median, c.stencil_mpoints.max,
              c.gflops, c.triad_gbytes.median, c.bandwidth_bound_mpoints, c.fraction_of_bandwidth_bound(), compute,
              fraction_text(c.compute_bound_mpoints, c.stencil_mpoints.median), speedup, c.placement_verdict);
+  if (!c.tuning_summary.empty())
+    fmt::print("{:>11}   blocks {} x {} x {} (tuning: {})\n", "", c.blocks[0], c.blocks[1], c.blocks[2], c.tuning_summary);
 }
 
 nlohmann::json to_json(const BenchCase& c) {
@@ -97,6 +124,8 @@ nlohmann::json to_json(const BenchCase& c) {
           {"halo_exposed_fraction", optional(c.halo_exposed_fraction)},
           {"rss_growth_over_fields", optional(c.rss_growth_over_fields)},
           {"kernel", c.kernel},
+          {"blocks", c.blocks},
+          {"tuning", c.tuning},
           {"steps_per_sweep", c.steps_per_sweep},
           {"temporal_blocking_notice", c.sweep_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.sweep_notice)},
           {"bytes_per_point", c.bytes_per_point},
@@ -143,10 +172,14 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
                llc ? fmt::format("{:.1f}", field_bytes / static_cast<double>(*llc)) : "?",
                llc ? format_bytes(*llc) : "unknown (8x of 32 MiB assumed)", o.repetitions, o.steps);
     const Blocking& blocks = settings.stencil.blocking;
-    fmt::print("  kernel {} (stencil.kernel = {}, vectors: {}), blocks {} x {} x {}, time steps per sweep {}, {} B per "
+    const std::string blocks_text =
+        settings.stencil.tune.size
+            ? std::string("auto (the block tuner's choice for each case, under its row)")
+            : fmt::format("{} x {} x {}", blocks.size[0], blocks.size[1], blocks.size[2]);
+    fmt::print("  kernel {} (stencil.kernel = {}, vectors: {}), blocks {}, time steps per sweep {}, {} B per "
                "point moved at best (read prev, vel, next; write next)\n",
                to_string(kernel_variant(settings.stencil.kernel, settings.stencil.grid.radius)), enum_name(settings.stencil.kernel),
-               jammed_vector_isa(), blocks.size[0], blocks.size[1], blocks.size[2], o.sweep_steps, bytes_per_point);
+               jammed_vector_isa(), blocks_text, o.sweep_steps, bytes_per_point);
     fmt::print("  STREAM triad on {} per array in the same process just before each stencil run; "
                "bandwidth bound = triad GB/s / {} B per point\n",
                format_bytes(settings.stream_elements * 8), bytes_per_point);
@@ -219,7 +252,9 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
       memory_ok = memory_ok && c.verified_finite;
     }
     if (!o.json.empty()) {
-      nlohmann::json doc = {{"grid", n}, {"radius", o.radius}, {"precision", o.precision}, {"blocks", settings.stencil.blocking.size}, {"cases", nlohmann::json::array()}};
+      const nlohmann::json blocks =
+          settings.stencil.tune.size ? nlohmann::json("auto") : nlohmann::json(settings.stencil.blocking.size);
+      nlohmann::json doc = {{"grid", n}, {"radius", o.radius}, {"precision", o.precision}, {"blocks", blocks}, {"cases", nlohmann::json::array()}};
       for (const BenchCase& c : cases) doc["cases"].push_back(to_json(c));
       write_json_document(o.json, kBenchFormat, "bench", command_provenance(comm, command_line, started),
                           std::move(doc));
@@ -246,10 +281,20 @@ Command add_bench_command(CLI::App& parent) {
   cli->add_option("--repetitions", o->repetitions, "Timed repetitions (after one warm-up)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  cli->add_option("--blocking", o->blocking, "Cache blocks along x,y,z (0 = whole axis)")
-      ->expected(3)
-      ->delimiter(',')
-      ->check(CLI::Range(0, 1 << 30));
+  cli->add_option("--blocking", o->blocking,
+                  "Cache blocks along x,y,z (0 = whole axis), or auto: the block tuner finds them for each case "
+                  "(blocking.size = \"auto\", kept in the tuning cache), and each row says which ran")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            try {
+              (void)given_blocking(text);
+              return std::string();
+            } catch (const std::invalid_argument& e) {
+              return std::string(e.what());
+            }
+          },
+          "auto|X,Y,Z", "blocking"))
+      ->capture_default_str();
   cli->add_option("--fma-units", o->fma_units, "FMA pipes per core assumed for the compute bound")
       ->check(CLI::Range(1, 8))
       ->capture_default_str();

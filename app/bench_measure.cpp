@@ -155,6 +155,11 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   for (const std::string& notice : outcome.placement_notices) add_notice(c.placement_notices, notice);
   c.process_grid = outcome.process_grid;
   c.kernel = outcome.kernel;
+  c.blocks = outcome.tuning.blocking.size;
+  if (outcome.tuning.source != "given") {
+    c.tuning_summary = outcome.tuning.summary_line();
+    c.tuning = outcome.tuning.to_json();
+  }
   c.steps_per_sweep = outcome.steps_per_sweep;
   c.sweep_notice = outcome.sweep_notice;
   c.bytes_per_point = outcome.bytes_per_point;

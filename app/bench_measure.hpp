@@ -64,6 +64,9 @@ struct BenchCase {
   std::optional<double> halo_exposed_fraction;
   std::array<int, 3> process_grid{1, 1, 1};
   std::string kernel;       // the variant that ran
+  std::array<std::int64_t, 3> blocks{};  // the cache blocks it ran with (given, or the tuner's)
+  std::string tuning_summary;            // how they were found, with --blocking auto; empty when given
+  nlohmann::json tuning;                 // the same for the JSON document
   int steps_per_sweep = 1;  // time steps per sweep it ran with
   std::string sweep_notice; // why fewer than asked, if so
   int bytes_per_point = 0;  // what the bandwidth bound assumes the kernel moves per point
