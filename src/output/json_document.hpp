@@ -23,9 +23,10 @@ struct JsonFormat {
 // with 1 GB = 10^9 bytes, gibytes_per_second, gflop_per_second). Renames under that rule raised:
 // wave3d-run 2 (metrics.seconds -> loop_s and the other "seconds" keys after it) and 3 (metrics.gflops ->
 // gflop_per_second); wave3d-bench 2, wave3d-stream 2 and wave3d-iobench 2 (the rates, and the times of the
-// repetitions as repetitions_s).
+// repetitions as repetitions_s). wave3d-bench 3: "blocks" is "auto" when the tuner chose them, and each
+// case has the "blocks" it ran with and its "tuning".
 inline constexpr JsonFormat kRunFormat{"wave3d-run", 3};
-inline constexpr JsonFormat kBenchFormat{"wave3d-bench", 2};
+inline constexpr JsonFormat kBenchFormat{"wave3d-bench", 3};
 inline constexpr JsonFormat kStreamFormat{"wave3d-stream", 2};
 inline constexpr JsonFormat kNoiseFormat{"wave3d-noise", 1};
 inline constexpr JsonFormat kIobenchFormat{"wave3d-iobench", 2};
