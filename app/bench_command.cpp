@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <stdexcept>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/bench_measure.hpp"
@@ -72,6 +74,36 @@ std::optional<std::array<std::int64_t, 3>> given_blocking(const std::string& tex
     throw std::invalid_argument(
         fmt::format("'{}' is neither auto nor three block sizes x,y,z (each 0, the whole axis, to 2^30)", text));
   return sizes;
+}
+
+// --sweep-steps: counts as for a thread list ("1,4", "1-4"), and "auto" for the T the tuner chooses
+// (blocking.steps = "auto"), kept as kTunedSweepSteps.
+constexpr int kTunedSweepSteps = 0;
+
+std::vector<int> sweep_step_list(std::string_view text) {
+  std::vector<int> steps;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view item = text.substr(start, comma - start);
+    if (item == "auto") {
+      steps.push_back(kTunedSweepSteps);
+    } else {
+      try {
+        for (int t : parse_thread_list(item)) steps.push_back(t);
+      } catch (const std::invalid_argument&) {
+        throw std::invalid_argument(
+            fmt::format("'{}' in '{}' is neither auto nor a positive number of steps or a range of them", item, text));
+      }
+    }
+    start = comma + 1;
+  }
+  return steps;
+}
+
+void set_sweep_steps(RunConfig& config, int steps) {
+  config.tune.steps = steps == kTunedSweepSteps;
+  config.blocking.steps = config.tune.steps ? 1 : steps;
 }
 
 RunConfig stencil_config(const BenchOptions& o, std::int64_t n) {
@@ -202,8 +234,8 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
   // 1. One rank with each thread count; other ranks, if any, wait without taking a core.
   MPI_Comm alone = MPI_COMM_NULL;
   mpi::check(MPI_Comm_split(comm, rank == 0 ? 0 : MPI_UNDEFINED, 0, &alone), "MPI_Comm_split");
-  for (int sweep_steps : parse_thread_list(o.sweep_steps)) {
-    settings.stencil.blocking.steps = sweep_steps;
+  for (int sweep_steps : sweep_step_list(o.sweep_steps)) {
+    set_sweep_steps(settings.stencil, sweep_steps);
     single_thread_rate.reset();
     for (int threads : thread_counts) {
       if (rank == 0) {
@@ -220,8 +252,8 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
   // 2. With several ranks: all of them, one thread each, on the same grid, compared with one rank
   //    running as many threads (the layout question: ranks or threads?), at every T.
   if (size > 1) {
-    for (int sweep_steps : parse_thread_list(o.sweep_steps)) {
-      settings.stencil.blocking.steps = sweep_steps;
+    for (int sweep_steps : sweep_step_list(o.sweep_steps)) {
+      set_sweep_steps(settings.stencil, sweep_steps);
       BenchCase all = measure_case(settings, 1, comm);
       if (rank != 0) continue;
       cases.push_back(all);
@@ -239,7 +271,7 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
       }
     }
   }
-  settings.stencil.blocking.steps = 1;
+  set_sweep_steps(settings.stencil, 1);
 
   if (rank == 0) {
     bool memory_ok = true;
@@ -318,8 +350,18 @@ Command add_bench_command(CLI::App& parent) {
       ->capture_default_str();
   cli->add_option("--sweep-steps", o->sweep_steps,
                   "Time steps per sweep (blocking.steps), e.g. 1,4: each thread count runs with each, and so does "
-                  "the case of all ranks (deep halos, exchanged once per sweep)")
-      ->check(thread_list_validator())
+                  "the case of all ranks (deep halos, exchanged once per sweep); auto: the T the block tuner "
+                  "chooses for each case (blocking.steps = \"auto\"), in its T column")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            try {
+              (void)sweep_step_list(text);
+              return std::string();
+            } catch (const std::invalid_argument& e) {
+              return std::string(e.what());
+            }
+          },
+          "LIST", "sweep steps"))
       ->capture_default_str();
   cli->add_flag("--base-pages", o->base_pages,
                 "Fields and triad arrays on base pages (init.huge_pages = false) instead of transparent huge pages");
