@@ -3,18 +3,16 @@
 #include <fmt/format.h>
 #include <omp.h>
 
-#include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "app/bench_measure.hpp"
+#include "app/bench_options.hpp"
 #include "app/command_provenance.hpp"
 #include "app/thread_list.hpp"
 #include "config/enum_names.hpp"
@@ -54,57 +52,6 @@ struct BenchOptions {
   std::string sweep_steps = "1";  // time steps per sweep of the one-rank cases, e.g. 1,4
   std::string json;
 };
-
-// --blocking: "auto" (nullopt: the block tuner chooses per case, as blocking.size = "auto" does for a
-// run) or three block sizes x,y,z.
-std::optional<std::array<std::int64_t, 3>> given_blocking(const std::string& text) {
-  if (text == "auto") return std::nullopt;
-  std::array<std::int64_t, 3> sizes{};
-  std::size_t axis = 0;
-  const char* p = text.data();
-  const char* const end = text.data() + text.size();
-  while (axis < sizes.size()) {
-    const auto [next, error] = std::from_chars(p, end, sizes[axis]);
-    if (error != std::errc() || sizes[axis] < 0 || sizes[axis] > (std::int64_t{1} << 30)) break;
-    p = next;
-    ++axis;
-    if (axis < sizes.size() && (p == end || *p++ != ',')) break;
-  }
-  if (axis != sizes.size() || p != end)
-    throw std::invalid_argument(
-        fmt::format("'{}' is neither auto nor three block sizes x,y,z (each 0, the whole axis, to 2^30)", text));
-  return sizes;
-}
-
-// --sweep-steps: counts as for a thread list ("1,4", "1-4"), and "auto" for the T the tuner chooses
-// (blocking.steps = "auto"), kept as kTunedSweepSteps.
-constexpr int kTunedSweepSteps = 0;
-
-std::vector<int> sweep_step_list(std::string_view text) {
-  std::vector<int> steps;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string_view item = text.substr(start, comma - start);
-    if (item == "auto") {
-      steps.push_back(kTunedSweepSteps);
-    } else {
-      try {
-        for (int t : parse_thread_list(item)) steps.push_back(t);
-      } catch (const std::invalid_argument&) {
-        throw std::invalid_argument(
-            fmt::format("'{}' in '{}' is neither auto nor a positive number of steps or a range of them", item, text));
-      }
-    }
-    start = comma + 1;
-  }
-  return steps;
-}
-
-void set_sweep_steps(RunConfig& config, int steps) {
-  config.tune.steps = steps == kTunedSweepSteps;
-  config.blocking.steps = config.tune.steps ? 1 : steps;
-}
 
 RunConfig stencil_config(const BenchOptions& o, std::int64_t n) {
   const auto given = given_blocking(o.blocking);
@@ -316,16 +263,7 @@ Command add_bench_command(CLI::App& parent) {
   cli->add_option("--blocking", o->blocking,
                   "Cache blocks along x,y,z (0 = whole axis), or auto: the block tuner finds them for each case "
                   "(blocking.size = \"auto\", kept in the tuning cache), and each row says which ran")
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            try {
-              (void)given_blocking(text);
-              return std::string();
-            } catch (const std::invalid_argument& e) {
-              return std::string(e.what());
-            }
-          },
-          "auto|X,Y,Z", "blocking"))
+      ->check(blocking_validator())
       ->capture_default_str();
   cli->add_option("--fma-units", o->fma_units, "FMA pipes per core assumed for the compute bound")
       ->check(CLI::Range(1, 8))
@@ -352,16 +290,7 @@ Command add_bench_command(CLI::App& parent) {
                   "Time steps per sweep (blocking.steps), e.g. 1,4: each thread count runs with each, and so does "
                   "the case of all ranks (deep halos, exchanged once per sweep); auto: the T the block tuner "
                   "chooses for each case (blocking.steps = \"auto\"), in its T column")
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            try {
-              (void)sweep_step_list(text);
-              return std::string();
-            } catch (const std::invalid_argument& e) {
-              return std::string(e.what());
-            }
-          },
-          "LIST", "sweep steps"))
+      ->check(sweep_steps_validator())
       ->capture_default_str();
   cli->add_flag("--base-pages", o->base_pages,
                 "Fields and triad arrays on base pages (init.huge_pages = false) instead of transparent huge pages");
