@@ -2,32 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 #include <string>
 
+#include "app/cli_validator.hpp"
 #include "app/thread_list.hpp"
 
 namespace wave3d::app {
-namespace {
-
-// A validator from a parser that throws std::invalid_argument with the message to show.
-template <typename Parse>
-CLI::Validator validator_of(Parse parse, const std::string& description, const std::string& name) {
-  return CLI::Validator(
-      [parse](std::string& text) {
-        try {
-          (void)parse(text);
-          return std::string();
-        } catch (const std::invalid_argument& e) {
-          return std::string(e.what());
-        }
-      },
-      description, name);
-}
-
-}  // namespace
 
 std::optional<std::array<std::int64_t, 3>> given_blocking(std::string_view text) {
   if (text == "auto") return std::nullopt;
@@ -50,10 +32,7 @@ std::optional<std::array<std::int64_t, 3>> given_blocking(std::string_view text)
 
 std::vector<int> sweep_step_list(std::string_view text) {
   std::vector<int> steps;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string_view item = text.substr(start, comma - start);
+  for (const std::string_view item : split_list(text)) {
     if (item == "auto") {
       steps.push_back(kTunedSweepSteps);
     } else {
@@ -64,7 +43,6 @@ std::vector<int> sweep_step_list(std::string_view text) {
             fmt::format("'{}' in '{}' is neither auto nor a positive number of steps or a range of them", item, text));
       }
     }
-    start = comma + 1;
   }
   return steps;
 }

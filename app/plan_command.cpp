@@ -1,5 +1,6 @@
 #include "app/plan_command.hpp"
 
+#include "app/cli_validator.hpp"
 #include "app/command_provenance.hpp"
 #include "app/placement_cli.hpp"
 #include "app/root_only.hpp"
@@ -99,16 +100,7 @@ void print_plan_json(const PlanCommandOptions& opt, nlohmann::json provenance) {
 }
 
 CLI::Validator reserve_validator() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        try {
-          (void)ReservedCores::parse(text);
-          return {};
-        } catch (const std::invalid_argument& e) {
-          return e.what();
-        }
-      },
-      "none|per-socket:N|per-node:N|list:I,J,..");
+  return validator_of(ReservedCores::parse, "none|per-socket:N|per-node:N|list:I,J,..");
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "app/thread_list.hpp"
 
+#include "app/cli_validator.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,12 +22,20 @@ int parse_positive(std::string_view text, std::string_view whole) {
 
 }  // namespace
 
-std::vector<int> parse_thread_list(std::string_view text) {
-  std::vector<int> counts;
+std::vector<std::string_view> split_list(std::string_view text) {
+  std::vector<std::string_view> items;
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string_view item = text.substr(start, comma - start);
+    items.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return items;
+}
+
+std::vector<int> parse_thread_list(std::string_view text) {
+  std::vector<int> counts;
+  for (const std::string_view item : split_list(text)) {
     const std::size_t dash = item.find('-');
     if (dash == std::string_view::npos) {
       counts.push_back(parse_positive(item, text));
@@ -35,23 +45,10 @@ std::vector<int> parse_thread_list(std::string_view text) {
       if (hi < lo) throw std::invalid_argument(fmt::format("range '{}' in '{}' is descending", item, text));
       for (int t = lo; t <= hi; ++t) counts.push_back(t);
     }
-    start = comma + 1;
   }
   return counts;
 }
 
-
-CLI::Validator thread_list_validator() {
-  return CLI::Validator(
-      [](std::string& text) {
-        try {
-          parse_thread_list(text);
-          return std::string();
-        } catch (const std::invalid_argument& e) {
-          return std::string(e.what());
-        }
-      },
-      "LIST", "thread list");
-}
+CLI::Validator thread_list_validator() { return validator_of(parse_thread_list, "LIST", "thread list"); }
 
 }  // namespace wave3d::app
