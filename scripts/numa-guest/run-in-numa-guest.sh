@@ -14,6 +14,8 @@
 # reads it as the Bandwidth memory attribute. COMMAND runs as root in the guest, in the current directory, with the variables
 # that let Open MPI start as root; its exit status is this script's. The whole VM (virtme-ng and
 # QEMU, one process group) is killed at the timeout (default 600 s), or when this script is stopped.
+# When the command fails or the guest does not finish, the guest kernel's last warnings (soft lockups,
+# RCU stalls, hung tasks) follow its output.
 #
 # Needs: qemu-system-x86, linux-image-amd64 and busybox-static (Debian), virtme-ng (PyPI) in the
 # tools environment scripts/install-deps.sh makes ($WAVE3D_TOOLS_VENV, default
@@ -93,25 +95,52 @@ status_file=$rwdir/.guest-exit-status.$$
 rm -f "$status_file"
 guest_command="export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; cd $(printf %q "$PWD") && $(printf '%q ' "$@"); echo \$? > $(printf %q "$status_file"); echo b > /proc/sysrq-trigger"
 
+# The guest kernel's console (warnings and worse: lockups, RCU stalls, hung tasks) shares the standard
+# error of virtme-ng with the command's; it goes to a file, and only a failed run shows the kernel's part.
+# Through a pipe: QEMU opens each of its outputs on its own (truncating), and a shared file would be
+# overwritten by one with the other's text.
+console_log=$rwdir/.guest-console.$$
+console_pipe=$rwdir/.guest-console-pipe.$$
+kernel_message='^\[ *[0-9]+\.[0-9]+\] '
+rm -f "$console_pipe"
+mkfifo "$console_pipe"
+cat "$console_pipe" >"$console_log" &
+console_reader=$!
+
 # setsid: virtme-ng, QEMU and everything under them form one process group, killed as one.
 setsid unshare --mount -- /bin/bash -c '
   if [ -e /dev/kvm ]; then mount --bind /dev/null /dev/kvm; fi
   PATH="$1:$PATH" exec "$2" --run "$3" --force-9p --disable-kvm --cpus "$4" --memory "$5M" --rwdir "$6" \
-    --exec "$7" "${@:8}"' bash "$venv/bin" "$vng" "$kernel" "$smp" "$memory" "$rwdir" "$guest_command" "${numa[@]}" "${qemu_options[@]}" &
+    --verbose --append loglevel=4 --exec "$7" "${@:8}"' \
+  bash "$venv/bin" "$vng" "$kernel" "$smp" "$memory" "$rwdir" "$guest_command" "${numa[@]}" "${qemu_options[@]}" \
+  2>"$console_pipe" &
 leader=$!
 stop_guest() { kill -KILL -- "-$leader" 2>/dev/null || true; }
 trap 'stop_guest; exit 130' INT TERM
-( sleep "$timeout" && echo "run-in-numa-guest: error: the guest did not finish within $timeout s; stopped" >&2 &&
-  kill -KILL -- "-$leader" 2>/dev/null ) &
+# Its own standard error goes nowhere: stopping its sleep below would make it report "Killed".
+( exec 3>&2 2>/dev/null
+  sleep "$timeout" && echo "run-in-numa-guest: error: the guest did not finish within $timeout s; stopped" >&3 &&
+  kill -KILL -- "-$leader" ) &
 watchdog=$!
 disown "$watchdog"  # no job-control notice when it is stopped below
-wait "$leader" || true
+{ wait "$leader"; } 2>/dev/null || true  # no "Killed" notice: the timeout above has said why
 pkill -KILL -P "$watchdog" 2>/dev/null || true  # its sleep, which would hold our output open
 kill -KILL "$watchdog" 2>/dev/null || true
 stop_guest
-if ! read -r status <"$status_file" 2>/dev/null || [[ ! $status =~ ^[0-9]+$ ]]; then
+wait "$console_reader" || true
+rm -f "$console_pipe"
+grep -av -E "$kernel_message" "$console_log" | grep -av -E '(Probing EDD|KASLR|^$)' >&2 || true
+show_kernel_log() {  # the early boot lines (time 0) are always there and say nothing
+  local messages
+  messages=$(grep -a -E "$kernel_message" "$console_log" | grep -av '^\[    0\.000000\]' | tail -n 80 || true)
+  echo "run-in-numa-guest: the guest kernel's last messages (warnings and worse):${messages:+$'\n'}${messages:- none}" >&2
+}
+if ! read -r status 2>/dev/null <"$status_file" || [[ ! $status =~ ^[0-9]+$ ]]; then
   echo "run-in-numa-guest: error: the guest ended without reporting the command's exit status" >&2
+  show_kernel_log
+  rm -f "$console_log"
   exit 125
 fi
-rm -f "$status_file"
+if ((status != 0)); then show_kernel_log; fi
+rm -f "$status_file" "$console_log"
 exit "$status"
