@@ -8,6 +8,9 @@ set -euo pipefail
 [[ $# -eq 2 ]] || { echo "usage: $0 SOURCE_DIR BUILD_DIR" >&2; exit 2; }
 source_dir=$1
 build_dir=$2
-cmake -S "$source_dir" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWAVE3D_NATIVE=OFF \
+# -O1: the guests run tiny functional cases, where optimisation buys nothing and costs build time (a
+# quarter of it here).
+cmake -S "$source_dir" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
+      -DWAVE3D_NATIVE=OFF \
       -DWAVE3D_BUILD_TESTS=OFF -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 >/dev/null
 cmake --build "$build_dir" --target wave3d -j "$(nproc)"
