@@ -91,13 +91,16 @@ SUMMARY
   return "$status"
 }
 
-# Tests run two at a time (every MPI test is oversubscribed with bounded timeouts anyway).
+# Tests run one more at a time than there are cores: many spend part of their time waiting (launchers
+# starting, daemons and schedulers answering, files synced), and every MPI test is oversubscribed with
+# bounded timeouts anyway. Tests that need the whole machine (the NUMA guests) run alone.
+test_jobs=$((jobs + 1))
 build release
-run_tests --preset release --parallel "$jobs"
+run_tests --preset release --parallel "$test_jobs"
 build sanitize
 # The sanitizers watch our C++: tests of Python logic alone (the study runner's expansion, the analysis
 # and the report) have passed on the release build and gain nothing from a second pass, nor do the
 # testbeds (the NUMA guest under QEMU, the multi-node cluster), which run C++ the other tests run too.
 # The sanitizer build is also the build without PAPI: its counter tests check the "not built in" path,
 # the Release build's the PAPI one.
-run_tests --preset sanitize --parallel "$jobs" --label-exclude '^(python|study|numa|multinode)$'
+run_tests --preset sanitize --parallel "$test_jobs" --label-exclude '^(python|study|numa|multinode)$'
