@@ -116,7 +116,8 @@ setsid unshare --mount -- /bin/bash -c '
   2>"$console_pipe" &
 leader=$!
 stop_guest() { kill -KILL -- "-$leader" 2>/dev/null || true; }
-trap 'stop_guest; exit 130' INT TERM
+remove_files() { rm -f "$console_pipe" "$console_log" "$status_file"; }
+trap 'stop_guest; remove_files; exit 130' INT TERM
 # Its own standard error goes nowhere: stopping its sleep below would make it report "Killed".
 ( exec 3>&2 2>/dev/null
   sleep "$timeout" && echo "run-in-numa-guest: error: the guest did not finish within $timeout s; stopped" >&3 &&
@@ -128,7 +129,6 @@ pkill -KILL -P "$watchdog" 2>/dev/null || true  # its sleep, which would hold ou
 kill -KILL "$watchdog" 2>/dev/null || true
 stop_guest
 wait "$console_reader" || true
-rm -f "$console_pipe"
 grep -av -E "$kernel_message" "$console_log" | grep -av -E '(Probing EDD|KASLR|^$)' >&2 || true
 show_kernel_log() {  # the early boot lines (time 0) are always there and say nothing
   local messages
@@ -138,9 +138,9 @@ show_kernel_log() {  # the early boot lines (time 0) are always there and say no
 if ! read -r status 2>/dev/null <"$status_file" || [[ ! $status =~ ^[0-9]+$ ]]; then
   echo "run-in-numa-guest: error: the guest ended without reporting the command's exit status" >&2
   show_kernel_log
-  rm -f "$console_log"
+  remove_files
   exit 125
 fi
 if ((status != 0)); then show_kernel_log; fi
-rm -f "$status_file" "$console_log"
+remove_files
 exit "$status"
