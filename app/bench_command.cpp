@@ -41,6 +41,7 @@ struct BenchOptions {
   int fma_units = 2;
   std::string blocking = fmt::format("{},{},{}", bench_default_blocking[0], bench_default_blocking[1],
                                      bench_default_blocking[2]);  // or "auto"
+  double tune_seconds = 10.0;  // the block tuner's measuring per case, as wave3d tune's
   std::string halo = "overlap";
   std::string progress = "poll";
   bool no_bind = false;
@@ -57,6 +58,7 @@ RunConfig stencil_config(const BenchOptions& o, std::int64_t n) {
   const auto given = given_blocking(o.blocking);
   RunConfig c = bench_stencil_config(n, given.value_or(bench_default_blocking));
   c.tune.size = !given.has_value();
+  c.tune.seconds = o.tune_seconds;
   c.grid.radius = o.radius;
   c.precision = *enum_from_name<Precision>(o.precision);
   c.kernel = *enum_from_name<KernelChoice>(o.kernel);
@@ -264,6 +266,12 @@ Command add_bench_command(CLI::App& parent) {
                   "Cache blocks along x,y,z (0 = whole axis), or auto: the block tuner finds them for each case "
                   "(blocking.size = \"auto\", kept in the tuning cache), and each row says which ran")
       ->check(blocking_validator())
+      ->capture_default_str();
+  cli->add_option("--tune-seconds", o->tune_seconds,
+                  "How long the block tuner measures for each case of --blocking auto or --sweep-steps auto (as "
+                  "wave3d tune --seconds; a bench case is too short for a run's few percent); once kept in the "
+                  "tuning cache, a later bench reads it instead")
+      ->check(CLI::Range(0.01, 3600.0))
       ->capture_default_str();
   cli->add_option("--fma-units", o->fma_units, "FMA pipes per core assumed for the compute bound")
       ->check(CLI::Range(1, 8))

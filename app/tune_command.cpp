@@ -46,10 +46,7 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
   const Box owned = d.box_of(rank);
   const std::optional<std::string> obstacle = temporal_blocking_obstacle(config, d);
   const int max_steps = obstacle ? 1 : max_steps_per_sweep(config, d);
-  TuningBudget budget;
-  budget.fraction = 0;
-  budget.floor_seconds = o.seconds;
-  budget.cap_seconds = o.seconds;
+  const TuningBudget budget = TuningBudget::fixed(o.seconds);
   const TunedBlocking tuned = config.precision == Precision::single
                                   ? tune_for_run<float>(config, comm, owned, max_steps, budget, true)
                                   : tune_for_run<double>(config, comm, owned, max_steps, budget, true);

@@ -34,11 +34,11 @@ TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box
 
 // Rank 0's cached blocking, on every rank.
 std::optional<Blocking> cached_on_all(MPI_Comm comm, const std::optional<std::filesystem::path>& file,
-                                      const TuningKey& key) {
+                                      const TuningKey& key, double wanted_seconds) {
   std::array<long long, 4> values{0, 0, 0, 0};  // size x, y, z, steps
   int found = 0;
   if (mpi::rank_in(comm) == 0 && file) {
-    if (const auto b = read_tuning_cache(*file, key)) {
+    if (const auto b = read_tuning_cache(*file, key, wanted_seconds)) {
       found = 1;
       values = {b->size[0], b->size[1], b->size[2], b->steps};
     }
@@ -126,7 +126,7 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   const MachineInfo machine = collect_machine_info();
   const TuningKey key = key_for(config, machine, owned, tune_steps, max_steps);
   if (!measure_anyway) {
-    if (const auto cached = cached_on_all(comm, file, key)) {
+    if (const auto cached = cached_on_all(comm, file, key, budget.fixed_seconds())) {
       out.blocking = *cached;
       out.source = "cache";
       return out;

@@ -160,9 +160,8 @@ void set_up(RankRun<T>& run, MPI_Comm comm, RunOutcome& out) {
   mpi::collectively(comm, [&] { run.cart.emplace(comm, run.decomposition, std::array<bool, 3>{periodic, periodic, periodic}); });
 
   run.sweep_obstacle = temporal_blocking_obstacle(config, run.decomposition);
-  TuningBudget budget;
-  budget.run_point_updates =
-      static_cast<double>(intersect(run.cart->owned(), config.grid.updated()).volume()) * config.steps;
+  const TuningBudget budget = TuningBudget::for_request(
+      config.tune, static_cast<double>(intersect(run.cart->owned(), config.grid.updated()).volume()) * config.steps);
   out.tuning = tune_for_run<T>(config, comm, run.cart->owned(),
                                run.sweep_obstacle ? 1 : max_steps_per_sweep(config, run.decomposition), budget);
   run.config.blocking = out.tuning.blocking;

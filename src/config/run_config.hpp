@@ -122,6 +122,9 @@ struct TuningRequest {
   bool size = false;   // blocking.size = "auto"
   bool steps = false;  // blocking.steps = "auto"
   std::string cache;   // "" = $XDG_CACHE_HOME (or ~/.cache)/wave3d/blocking.json; "off" = no cache
+  // How long to measure: 0 = a few percent of the run (a run's start-up); > 0 = this many seconds,
+  // whatever the run's length (wave3d tune --seconds, wave3d bench --tune-seconds).
+  double seconds = 0;
   bool any() const { return size || steps; }
 };
 

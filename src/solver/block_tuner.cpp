@@ -60,6 +60,12 @@ double time_sweep(ScratchFields<T>& s, const Kernel<T>& kernel, const Blocking& 
 
 }  // namespace
 
+TuningBudget TuningBudget::for_request(const TuningRequest& request, double run_point_updates) {
+  TuningBudget budget = request.seconds > 0 ? fixed(request.seconds) : TuningBudget{};
+  budget.run_point_updates = run_point_updates;
+  return budget;
+}
+
 double TuningBudget::seconds_for(double first_rate_mpoints) const {
   const double run_seconds = first_rate_mpoints > 0 ? run_point_updates / (first_rate_mpoints * 1e6) : 0.0;
   return std::min(cap_seconds, std::max(floor_seconds, fraction * run_seconds));

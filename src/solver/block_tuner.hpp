@@ -36,6 +36,13 @@ struct TuningBudget {
   double floor_seconds = 0.05;
   double cap_seconds = 30;
   double scratch_bytes = 0;  // the scratch fields together at least this big (e.g. 2x the LLC)
+
+  // Exactly `seconds`, however long the run.
+  static TuningBudget fixed(double seconds) { return {0, 0, seconds, seconds, 0}; }
+  // What `request` asks for (TuningRequest::seconds, or a share of a run of run_point_updates).
+  static TuningBudget for_request(const TuningRequest& request, double run_point_updates);
+  // The seconds of a fixed budget; 0 for one that depends on the run.
+  double fixed_seconds() const { return fraction == 0 ? floor_seconds : 0; }
   double seconds_for(double first_rate_mpoints) const;
 };
 

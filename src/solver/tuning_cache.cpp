@@ -36,13 +36,15 @@ std::optional<std::filesystem::path> tuning_cache_path(const std::string& settin
   return std::nullopt;
 }
 
-std::optional<Blocking> read_tuning_cache(const std::filesystem::path& file, const TuningKey& key) {
+std::optional<Blocking> read_tuning_cache(const std::filesystem::path& file, const TuningKey& key,
+                                          double wanted_seconds) {
   const nlohmann::json doc = read_document(file);
   if (!doc.contains("entries")) return std::nullopt;
   const nlohmann::json wanted = key.to_json();
   for (const nlohmann::json& entry : doc["entries"]) {
     if (!entry.is_object() || entry.value("key", nlohmann::json()) != wanted) continue;
     try {
+      if (entry.value("budget_spent", false) && entry.value("budget_s", 0.0) < wanted_seconds) return std::nullopt;
       Blocking b;
       b.size = entry.at("blocking").at("size").get<Index3>();
       b.steps = entry.at("blocking").at("steps").get<int>();
@@ -69,6 +71,7 @@ void write_tuning_cache(const std::filesystem::path& file, const TuningKey& key,
                   {"blocking", {{"size", outcome.blocking.size}, {"steps", outcome.blocking.steps}}},
                   {"measured", measured},
                   {"measure_s", outcome.seconds},
+                  {"budget_s", outcome.budget_seconds},
                   {"budget_spent", outcome.budget_spent}});
   doc["entries"] = kept;
   std::error_code ec;

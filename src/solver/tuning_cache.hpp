@@ -34,8 +34,11 @@ struct TuningKey {
 // $HOME/.cache/wave3d/blocking.json; nullopt without either), "off" = nullopt, else the path given.
 std::optional<std::filesystem::path> tuning_cache_path(const std::string& setting);
 
-// The blocking stored for `key`, if the file exists, parses and holds an entry for it.
-std::optional<Blocking> read_tuning_cache(const std::filesystem::path& file, const TuningKey& key);
+// The blocking stored for `key`, if the file exists, parses and holds an entry for it. An entry whose
+// measuring stopped at a budget shorter than `wanted_seconds` (it skipped candidates that a search
+// of wanted_seconds would measure) does not count: a longer search is not answered by a shorter one.
+std::optional<Blocking> read_tuning_cache(const std::filesystem::path& file, const TuningKey& key,
+                                          double wanted_seconds = 0);
 
 // Stores (or replaces) the entry for `key`, atomically; the other entries stay. The header (output/
 // json_document.hpp) names "tune" as the command: the block tuner, of wave3d tune or of a run with

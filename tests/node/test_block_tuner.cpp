@@ -161,6 +161,38 @@ TEST_F(TuningCacheFile, StoresReadsAndKeepsOtherEntries) {
   EXPECT_FALSE(read_tuning_cache(file, given_steps).has_value());
 }
 
+TEST_F(TuningCacheFile, AnEntryCutShortByASmallerBudgetDoesNotAnswerALongerSearch) {
+  const TuningKey a{"cpu", 2, "columns", 8, "single", {256, 256, 256}, true, true, 4};
+  TuningOutcome short_search = outcome_with({0, 16, 16}, 1);
+  short_search.budget_seconds = 0.05;
+  short_search.budget_spent = true;  // candidates were skipped
+  write_tuning_cache(file, a, short_search);
+  EXPECT_TRUE(read_tuning_cache(file, a).has_value());             // a run's few percent: good enough
+  EXPECT_TRUE(read_tuning_cache(file, a, 0.05).has_value());       // the same budget
+  EXPECT_FALSE(read_tuning_cache(file, a, 10.0).has_value());      // wave3d tune / bench: measured again
+  TuningOutcome whole_search = outcome_with({0, 32, 16}, 2);
+  whole_search.budget_seconds = 0.05;  // every candidate measured within it
+  write_tuning_cache(file, a, whole_search);
+  const auto read = read_tuning_cache(file, a, 10.0);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->size, (Index3{0, 32, 16}));
+  EXPECT_EQ(read->steps, 2);
+}
+
+TEST(TuningBudgetRequest, FixedSecondsOrAShareOfTheRun) {
+  TuningRequest request;
+  const TuningBudget share = TuningBudget::for_request(request, 1e11);
+  EXPECT_EQ(share.fixed_seconds(), 0.0);
+  EXPECT_EQ(share.run_point_updates, 1e11);
+  EXPECT_NEAR(share.seconds_for(1000.0), 3.0, 1e-12);        // 3 % of a 100 s run
+  EXPECT_EQ(share.seconds_for(1e6), share.floor_seconds);  // of a 0.1 s run: the floor
+  request.seconds = 10;
+  const TuningBudget fixed = TuningBudget::for_request(request, 1e9);
+  EXPECT_EQ(fixed.fixed_seconds(), 10.0);
+  EXPECT_EQ(fixed.seconds_for(1000.0), 10.0);
+  EXPECT_EQ(fixed.seconds_for(1e-3), 10.0);
+}
+
 TEST_F(TuningCacheFile, ACorruptFileReadsAsEmptyAndIsRewritten) {
   std::filesystem::create_directories(file.parent_path());
   std::ofstream(file) << "{ not json";
