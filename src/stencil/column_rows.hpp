@@ -50,11 +50,15 @@ inline void update_column(const T* p, T* next, const T* vel, const typename V::r
     const T* q = p + z * s2;
     const std::int64_t o = z * s2;
     // The lines the next column (one row further) reads first and no column before it read: its row
-    // R rows away, its z neighbour beyond the block, its vel and next. By the time it runs they are in.
+    // R rows away, its z neighbour beyond the block, its vel and next, the vector after it (x
+    // neighbours) and, over the first R planes, its z neighbours below the block (read last by the
+    // z block before, long gone from L1). By the time it runs they are in.
     __builtin_prefetch(q + (R + 1) * s1, 0, 3);
     __builtin_prefetch(q + s1 + (R + 1) * s2, 0, 3);
     __builtin_prefetch(vel + o + s1, 0, 3);
     __builtin_prefetch(next + o + s1, 1, 3);
+    __builtin_prefetch(q + s1 + V::width, 0, 3);
+    if (z < R) __builtin_prefetch(p + s1 + (z - R) * s2, 0, 3);
     reg lap = V::mul(c[0], window[R]);
     if constexpr (V::has_lane_shift && R <= V::width) {
       // The x neighbours are lane shifts of the column's vector and of the vectors on either side:
