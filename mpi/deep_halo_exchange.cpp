@@ -20,6 +20,8 @@ using halo::seconds_since;
 using halo::send_box;
 
 int travel_tag(const Dims3& d) { return kTagBase + (d[0] + 1) + 3 * (d[1] + 1) + 9 * (d[2] + 1); }
+// Whole planes: one message per slab, told apart by the slab's place in the exchange.
+int travel_tag(const Dims3& d, std::size_t slab) { return travel_tag(d) + 27 * static_cast<int>(slab + 1); }
 
 Dims3 opposite(const Dims3& d) { return {-d[0], -d[1], -d[2]}; }
 
@@ -54,6 +56,37 @@ void run_copies(const std::vector<RowCopy<T>>& copies, bool into_field) {
   }
 }
 
+// A run of memory to copy (a packed slab of whole planes).
+template <typename T>
+struct SpanCopy {
+  const T* from = nullptr;
+  T* to = nullptr;
+  std::size_t count = 0;
+};
+
+// Runs every copy, each cut into chunks shared out over the OpenMP threads.
+template <typename T>
+void run_span_copies(const std::vector<SpanCopy<T>>& copies) {
+  if (copies.empty()) return;
+  constexpr std::size_t kChunk = std::size_t{1} << 16;
+#pragma omp parallel
+  for (const SpanCopy<T>& c : copies) {
+    const auto chunks = static_cast<std::int64_t>((c.count + kChunk - 1) / kChunk);
+#pragma omp for schedule(static) nowait
+    for (std::int64_t k = 0; k < chunks; ++k) {
+      const std::size_t first = static_cast<std::size_t>(k) * kChunk;
+      std::copy_n(c.from + first, std::min(kChunk, c.count - first), c.to + first);
+    }
+  }
+}
+
+// The first of `planes` whole planes of f from plane z on, and how many values they hold.
+template <typename T>
+std::pair<T*, std::size_t> whole_planes(Field<T>& f, std::int64_t z, int planes) {
+  return {f.data() + f.row_begin_offset(f.owned().lo[1] - f.halo(), z),
+          static_cast<std::size_t>(planes) * static_cast<std::size_t>(f.plane_stride())};
+}
+
 }  // namespace
 
 template <typename T>
@@ -74,6 +107,9 @@ DeepHaloExchange<T>::DeepHaloExchange(const CartesianComm& comm, const Box& owne
                                     ", fewer than the halo width " + std::to_string(max_width) +
                                     "; halos come from the immediate neighbours only");
     }
+  FaceFlags across_x_or_y = faces_;
+  across_x_or_y[2] = {false, false};
+  whole_planes_ = !any_face(across_x_or_y);
   for (int dz = -1; dz <= 1; ++dz)
     for (int dy = -1; dy <= 1; ++dy)
       for (int dx = -1; dx <= 1; ++dx) {
@@ -99,7 +135,7 @@ std::size_t DeepHaloExchange<T>::bytes_for(const std::vector<int>& widths) const
 }
 
 template <typename T>
-void DeepHaloExchange<T>::start(const std::vector<Slab>& slabs) {
+void DeepHaloExchange<T>::begin(const std::vector<Slab>& slabs, bool send_from_fields) {
   if (in_flight_) throw std::logic_error("DeepHaloExchange::start: the previous exchange has not been finished");
   for (const Slab& s : slabs) {
     if (s.field == nullptr || s.field->owned() != owned_)
@@ -108,6 +144,10 @@ void DeepHaloExchange<T>::start(const std::vector<Slab>& slabs) {
       throw std::logic_error("DeepHaloExchange::start: width " + std::to_string(s.width) + " beyond the field's halo " +
                              std::to_string(s.field->halo()) + " or the exchange's maximum " +
                              std::to_string(max_width_));
+  }
+  if (whole_planes_) {
+    post_whole_planes(slabs, send_from_fields);
+    return;
   }
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<RowCopy<T>> packs;
@@ -160,6 +200,69 @@ void DeepHaloExchange<T>::start(const std::vector<Slab>& slabs) {
     last_bytes_ += n.send.size() * sizeof(T);
   }
   slabs_in_flight_ = slabs;
+  in_flight_ = true;
+}
+
+template <typename T>
+void DeepHaloExchange<T>::post_whole_planes(const std::vector<Slab>& slabs, bool send_from_fields) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<RowCopy<T>> self_copies;  // along a periodic z of one rank
+  std::vector<SpanCopy<T>> packs;
+  for (Neighbour& n : neighbours_) {
+    std::size_t send_values = 0;
+    for (const Slab& s : slabs) {
+      if (n.peer == rank_) {
+        const Box from = send_box(owned_, opposite(n.offset), s.width);
+        self_copies.push_back({s.field, from, nullptr, {0, 0, ghost_box(owned_, n.offset, s.width).lo[2] - from.lo[2]}});
+      } else {
+        send_values += static_cast<std::size_t>(s.width) * static_cast<std::size_t>(s.field->plane_stride());
+      }
+    }
+    if (n.peer == rank_ || send_from_fields) continue;
+    n.send.resize(send_values);
+    std::size_t at = 0;
+    for (const Slab& s : slabs) {
+      const auto [from, count] = whole_planes(*s.field, send_box(owned_, n.offset, s.width).lo[2], s.width);
+      packs.push_back({from, n.send.data() + at, count});
+      at += count;
+    }
+  }
+  run_copies(self_copies, false);
+  run_span_copies(packs);
+  times_ = HaloTimes{seconds_since(t0), 0.0, 0.0};
+
+  requests_.clear();
+  last_bytes_ = 0;
+  const auto post = [&](bool receive) {
+    for (Neighbour& n : neighbours_) {
+      if (n.peer == rank_) continue;
+      std::size_t at = 0;
+      for (std::size_t i = 0; i < slabs.size(); ++i) {
+        Field<T>& f = *slabs[i].field;
+        const int width = slabs[i].width;
+        const Box box = receive ? ghost_box(owned_, n.offset, width) : send_box(owned_, n.offset, width);
+        auto [values, count] = whole_planes(f, box.lo[2], width);
+        if (count == 0) continue;
+        if (count > INT_MAX) throw std::invalid_argument("DeepHaloExchange: a message of more values than MPI's int count");
+        MPI_Request r = MPI_REQUEST_NULL;
+        if (receive) {
+          check(MPI_Irecv(values, static_cast<int>(count), datatype_of<T>(), n.peer, travel_tag(opposite(n.offset), i),
+                          comm_, &r),
+                "MPI_Irecv");
+        } else {
+          const T* from = send_from_fields ? values : n.send.data() + at;
+          check(MPI_Isend(from, static_cast<int>(count), datatype_of<T>(), n.peer, travel_tag(n.offset, i), comm_, &r),
+                "MPI_Isend");
+          last_bytes_ += count * sizeof(T);
+        }
+        at += count;
+        requests_.push_back(r);
+      }
+    }
+  };
+  post(true);
+  post(false);
+  slabs_in_flight_.clear();  // nothing to unpack
   in_flight_ = true;
 }
 

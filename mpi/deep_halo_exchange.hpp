@@ -18,6 +18,14 @@
 // one after the other (rows of each box, z-major, x contiguous), so one exchange costs one message
 // per neighbour whatever the number of fields.
 //
+// Whole planes: where no axis but z has a neighbour (a 1 x 1 x P process grid, zero boundaries
+// along x and y), every rank's fields have the same plane layout and the slabs are whole planes of
+// the field, x and y halo columns and padding included: one contiguous run of memory each. Then
+// each slab travels in a message of its own, received straight into the ghost planes (no unpack)
+// and, in exchange(), sent straight from the field (no pack); start() still packs, since the owned
+// cells may change before finish(). The halo columns carried hold what the receiver's hold at the
+// same points (nothing writes halo cells beyond a zero boundary, on any rank).
+//
 // Unlike HaloExchange, whose faces are persistent requests made once for a fixed width, widths
 // change from call to call (a sweep cut short before a snapshot exchanges less), so the requests are
 // made at each start(). Exchanges come once per sweep of several steps: that cost is amortised.
@@ -61,19 +69,23 @@ class DeepHaloExchange {
   // Every rank of the communicator must call start and finish alike, with the same widths. start
   // throws std::logic_error on a field of another box, a width beyond the field's halo or the
   // exchange's maximum, or while an exchange is in flight; finish without one.
-  void start(const std::vector<Slab>& slabs);
+  void start(const std::vector<Slab>& slabs) { begin(slabs, false); }
   bool test();
   void finish();
+  // start and finish at once: the owned cells cannot change in between, so whole planes are sent
+  // from the fields themselves.
   void exchange(const std::vector<Slab>& slabs) {
-    start(slabs);
+    begin(slabs, true);
     finish();
   }
 
   bool in_flight() const { return in_flight_; }
   HaloTimes last_times() const { return times_; }
   std::size_t last_bytes_sent() const { return last_bytes_; }  // to other ranks, in the last exchange
-  // Bytes this rank would send in one exchange of these widths (one per field).
+  // The bytes of the halo cells this rank sends in one exchange of these widths (one per field), to
+  // other ranks; whole planes (see above) also carry the halo columns and padding of those planes.
   std::size_t bytes_for(const std::vector<int>& widths) const;
+  bool sends_whole_planes() const { return whole_planes_; }
   // The faces whose halo a neighbour fills (another rank or, along a periodic axis of one rank,
   // this one): where a sweep of several levels may compute beyond the owned box.
   const FaceFlags& faces_with_neighbours() const { return faces_; }
@@ -93,6 +105,8 @@ class DeepHaloExchange {
     T* values = nullptr;
   };
 
+  void begin(const std::vector<Slab>& slabs, bool send_from_fields);
+  void post_whole_planes(const std::vector<Slab>& slabs, bool send_from_fields);
   void release() noexcept;
 
   Box owned_{};
@@ -100,6 +114,7 @@ class DeepHaloExchange {
   int rank_ = 0;
   MPI_Comm comm_ = MPI_COMM_NULL;
   FaceFlags faces_{};
+  bool whole_planes_ = false;
   std::vector<Neighbour> neighbours_;
   std::vector<Slab> slabs_in_flight_;
   std::vector<MPI_Request> requests_;
