@@ -98,6 +98,20 @@ std::vector<int> sweep_step_candidates(int radius, std::int64_t rows, int max_st
   return steps;
 }
 
+std::vector<std::int64_t> sweep_tile_candidates(int steps, int radius, std::int64_t chosen, std::int64_t rows,
+                                                int threads) {
+  const std::int64_t least = min_temporal_tile_rows(steps, radius);
+  std::vector<std::int64_t> heights, starving;
+  std::set<std::int64_t> tile_counts;
+  for (std::int64_t h : {chosen, 4 * least, 2 * least, std::int64_t{64}, 8 * least}) {
+    h = std::clamp(h, least, std::max(least, rows));
+    const auto tiles = static_cast<std::int64_t>(plan_temporal_tiles(0, rows, h, steps, radius).trapezoids.size());
+    if (!tile_counts.insert(tiles).second) continue;
+    (tiles >= threads ? heights : starving).push_back(h);
+  }
+  return heights.empty() ? starving : heights;
+}
+
 template <typename T>
 TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Index3& agreed_extent, bool tune_size,
                             bool tune_steps, int max_steps, const TuningBudget& budget,
@@ -153,9 +167,13 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     const Blocking sized = out.blocking;
     for (int t : sweep_step_candidates(config.grid.radius, agreed_extent[1], max_steps)) {
       if (t == 1) continue;  // measured above
-      Blocking candidate = sized;
-      candidate.steps = t;
-      try_blocking(candidate);
+      for (std::int64_t rows : sweep_tile_candidates(t, config.grid.radius, sized.effective(1, agreed_extent[1]),
+                                                     agreed_extent[1], omp_get_max_threads())) {
+        Blocking candidate = sized;
+        candidate.steps = t;
+        candidate.size[1] = rows;
+        try_blocking(candidate);
+      }
     }
   }
   return out;

@@ -62,6 +62,14 @@ std::vector<Index3> block_size_candidates(const Index3& extent, const Index3& fi
                                           KernelVariant variant = KernelVariant::blocked);
 // The candidate time steps per sweep (1 first), at most max_steps.
 std::vector<int> sweep_step_candidates(int radius, std::int64_t rows, int max_steps = kMaxStepsPerSweep);
+// The candidate tile heights (blocking.size along y) of a sweep of `steps` levels over `rows` rows,
+// `chosen` (the best height of one step per sweep) first. A tile's trapezoid loses R rows per level
+// on each side to the borders, which compute their levels from memory again: a sweep of several
+// steps gains only with tiles several times 2(steps - 1)R high, taller than one step's best block.
+// Heights that leave a thread without a tile are left out (unless none is left); none below the
+// trapezoid's minimum, none that cut the rows alike.
+std::vector<std::int64_t> sweep_tile_candidates(int steps, int radius, std::int64_t chosen, std::int64_t rows,
+                                                int threads = 1);
 
 // Measures candidates for `config` (its kernel, radius, precision and blocking as the starting
 // point) on the subdomain `owned`. The candidates are drawn for `agreed_extent`, a subdomain extent

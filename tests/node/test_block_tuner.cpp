@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <unistd.h>
 
@@ -60,6 +61,24 @@ TEST(BlockTuner, SweepStepCandidatesFitTheRows) {
   EXPECT_EQ(sweep_step_candidates(2, 1000, 1), std::vector<int>{1});
 }
 
+TEST(BlockTuner, SweepTilesStartFromTheChosenHeightAndGrowPastTheTrapezoidsMinimum) {
+  // R = 8, 2 steps: a trapezoid needs 16 rows; 240 rows.
+  const std::vector<std::int64_t> tiles = sweep_tile_candidates(2, 8, 16, 240, 2);
+  ASSERT_FALSE(tiles.empty());
+  EXPECT_EQ(tiles.front(), 16);
+  EXPECT_NE(std::find(tiles.begin(), tiles.end(), 64), tiles.end());
+  std::set<std::size_t> counts;
+  for (std::int64_t h : tiles) {
+    EXPECT_GE(h, min_temporal_tile_rows(2, 8));
+    const std::size_t n = plan_temporal_tiles(0, 240, h, 2, 8).trapezoids.size();
+    EXPECT_GE(n, 2u) << "a thread without a tile at height " << h;
+    EXPECT_TRUE(counts.insert(n).second) << "two heights cut the rows alike: " << h;
+  }
+  // A height below the minimum is raised to it; so few rows that no height feeds both threads: one tile.
+  EXPECT_EQ(sweep_tile_candidates(4, 8, 16, 240, 1).front(), min_temporal_tile_rows(4, 8));
+  EXPECT_EQ(sweep_tile_candidates(4, 8, 16, 60, 2), (std::vector<std::int64_t>{48}));
+}
+
 TEST(KernelChoice, AutoRunsColumnsAtRadius4And8WhereTheirWindowFitsTheRegisters) {
   for (int r : kSupportedRadii) {
     const KernelVariant expected =
@@ -83,9 +102,12 @@ TEST(BlockTuner, ChoosesTheFastestMeasuredCandidate) {
   EXPECT_EQ(out.blocking.size, best->blocking.size);
   EXPECT_EQ(out.blocking.steps, best->blocking.steps);
   EXPECT_FALSE(out.budget_spent);
-  // Every size candidate, then the step counts with the chosen size.
-  EXPECT_EQ(out.measured.size(), block_size_candidates(c.grid.n, c.blocking.size, 2, kernel_variant(c.kernel, c.grid.radius)).size() +
-                                     sweep_step_candidates(2, c.grid.n[1]).size() - 1);
+  // Every size candidate, then each step count with its tile heights.
+  std::size_t sweeps = 0;
+  for (int t : sweep_step_candidates(2, c.grid.n[1]))
+    if (t > 1) sweeps += sweep_tile_candidates(t, 2, c.grid.n[1], c.grid.n[1], 2).size();
+  EXPECT_EQ(out.measured.size(),
+            block_size_candidates(c.grid.n, c.blocking.size, 2, kernel_variant(c.kernel, c.grid.radius)).size() + sweeps);
 }
 
 TEST(BlockTuner, StopsWhenTheBudgetIsSpent) {
