@@ -121,10 +121,42 @@ void sweep_tiles(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous,
   }
 }
 
+std::vector<LevelBoxes> z_slab_shells(const LevelBoxes& outer, const LevelBoxes& inner, int levels) {
+  const auto same_xy = [](const Box& a, const Box& b) {
+    return a.lo[0] == b.lo[0] && a.hi[0] == b.hi[0] && a.lo[1] == b.lo[1] && a.hi[1] == b.hi[1];
+  };
+  const bool z_only = !any_face({outer.moves[0], outer.moves[1], {false, false}}) && !any_face(outer.grows) &&
+                      !any_face(inner.grows) && inner.moves == outer.moves && inner.radius == outer.radius &&
+                      same_xy(outer.first, inner.first);
+  const Box last_inside = inner.at(levels);
+  if (!z_only || last_inside.lo[2] >= last_inside.hi[2]) return {};
+  std::vector<LevelBoxes> shells;
+  if (outer.moves[2][0]) {
+    LevelBoxes low{outer.first, {}, outer.radius, {}};
+    low.first.hi[2] = inner.first.lo[2];
+    low.moves[2][0] = true;
+    low.grows[2][1] = true;
+    shells.push_back(low);
+  }
+  if (outer.moves[2][1]) {
+    LevelBoxes high{outer.first, {}, outer.radius, {}};
+    high.first.lo[2] = inner.first.hi[2];
+    high.moves[2][1] = true;
+    high.grows[2][0] = true;
+    shells.push_back(high);
+  }
+  return shells;
+}
+
 template <typename T>
 void sweep_shells(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
-                  const LevelBoxes& outer, const LevelBoxes& inner, int levels,
+                  const LevelBoxes& outer, const LevelBoxes& inner, int levels, std::int64_t tile_rows,
                   const std::function<void(Field<T>&, const Box&, int)>& after_level) {
+  const std::vector<LevelBoxes> slabs = z_slab_shells(outer, inner, levels);
+  if (!slabs.empty()) {
+    for (const LevelBoxes& slab : slabs) sweep_tiles(kernel, current, previous, vel, slab, levels, tile_rows, after_level);
+    return;
+  }
   for (int level = 1; level <= levels; ++level) {
     const Box all = outer.at(level);
     Field<T>& source = level % 2 == 1 ? current : previous;
@@ -152,7 +184,8 @@ void sweep_levels(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous
                                std::int64_t, const std::function<void(Field<T>&, const Box&, int)>&,                 \
                                const std::function<void()>*);                                                        \
   template void sweep_shells<T>(const Kernel<T>&, Field<T>&, Field<T>&, const Field<T>&, const LevelBoxes&,          \
-                                const LevelBoxes&, int, const std::function<void(Field<T>&, const Box&, int)>&);
+                                const LevelBoxes&, int, std::int64_t,                                                \
+                                const std::function<void(Field<T>&, const Box&, int)>&);
 WAVE3D_TEMPORAL_SWEEP(float)
 WAVE3D_TEMPORAL_SWEEP(double)
 #undef WAVE3D_TEMPORAL_SWEEP

@@ -47,14 +47,18 @@ struct TemporalPiece {
 };
 
 // The box a sweep computes at each level: `first` at level 1, each face marked in `moves` one
-// radius further inward at every later level.
+// radius further inward at every later level, each face marked in `grows` one radius further out.
 struct LevelBoxes {
   Box first;
   FaceFlags moves{};
   int radius = 0;
+  FaceFlags grows{};
 
-  static LevelBoxes fixed(const Box& box) { return {box, {}, 0}; }
-  Box at(int level) const { return grown_at(first, moves, -static_cast<std::int64_t>(level - 1) * radius); }
+  static LevelBoxes fixed(const Box& box) { return {box, {}, 0, {}}; }
+  Box at(int level) const {
+    const auto d = static_cast<std::int64_t>(level - 1) * radius;
+    return grown_at(grown_at(first, moves, -d), grows, d);
+  }
 };
 
 struct TemporalPlan {
@@ -82,16 +86,28 @@ void sweep_levels(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous
 // sweep_tiles computes `inner` (boxes that keep `levels` radii away from the faces the exchange
 // fills); between_pieces, if given, is called by OpenMP thread 0 between its pieces (to poll the
 // messages). Once the halo is in, sweep_shells computes the rest of `outer` one level at a time
-// (each level's boxes of outer not in inner, each over all threads). Then swap_after_levels.
+// (each level's boxes of outer not in inner, each over all threads; z slabs as wave fronts, see
+// z_slab_shells). Then swap_after_levels.
 template <typename T>
 void sweep_tiles(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
                  const LevelBoxes& boxes, int levels, std::int64_t tile_rows,
                  const std::function<void(Field<T>&, const Box&, int)>& after_level,
                  const std::function<void()>* between_pieces = nullptr);
+// tile_rows: as for sweep_tiles, for shells that are z slabs (z_slab_shells).
 template <typename T>
 void sweep_shells(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
-                  const LevelBoxes& outer, const LevelBoxes& inner, int levels,
+                  const LevelBoxes& outer, const LevelBoxes& inner, int levels, std::int64_t tile_rows,
                   const std::function<void(Field<T>&, const Box&, int)>& after_level);
+// The shells of sweep_shells as wave fronts of their own, where they are slabs along z (the faces
+// that move are z faces only, as on a process grid cut along z): at level L the shell beyond the high
+// z face spans [hi - L R, hi + (levels - L) R), a slab of levels x R planes that steps down one radius
+// per level, beyond the low face the mirror image. In the coordinates of the wave front (level L lags
+// (L - 1) R planes) that is one fixed range, so one sweep computes all its levels with each plane read
+// from memory about once, instead of once per level; every point it reads from the inside still
+// holds the level it needs (the inside's staircase is one radius per level, as the shell's). Empty
+// where the shells are not such slabs, or the inside vanishes at some level (the two shells would meet).
+std::vector<LevelBoxes> z_slab_shells(const LevelBoxes& outer, const LevelBoxes& inner, int levels);
+
 // After an odd number of levels the newest one is in `previous`: swap as single steps would.
 template <typename T>
 void swap_after_levels(Field<T>& current, Field<T>& previous, int levels) {

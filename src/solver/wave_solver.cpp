@@ -122,7 +122,8 @@ void WaveSolver<T>::sweep_inside(int steps, const std::function<void()>* between
 
 template <typename T>
 void WaveSolver<T>::sweep_rest(int steps) {
-  sweep_shells(kernel_, prev_, next_, vel_, swept_boxes(steps), inside_boxes(), steps, source_term());
+  const std::int64_t tile_rows = config_.blocking.effective(1, regions_.update.extent(1));
+  sweep_shells(kernel_, prev_, next_, vel_, swept_boxes(steps), inside_boxes(), steps, tile_rows, source_term());
   swap_after_levels(prev_, next_, steps);
   steps_done_ += steps;
 }

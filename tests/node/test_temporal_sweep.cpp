@@ -181,5 +181,38 @@ TEST(TemporalSweep, InsideThenRestEqualsSingleSteps) {
   for (int levels : {2, 3, 4}) check_periodic_sweeps(levels, true);
 }
 
+// Every point of every level's shell (swept box minus inside box) lies in exactly one z slab, and no
+// slab point lies inside: the slabs are the shells, cut along z.
+TEST(TemporalSweep, ZSlabShellsAreExactlyTheShellsOfEachLevel) {
+  const Box update{{0, 0, 0}, {21, 19, 60}};
+  const int r = 4;
+  for (const FaceFlags& faces : {FaceFlags{{{false, false}, {false, false}, {true, true}}},
+                                 FaceFlags{{{false, false}, {false, false}, {false, true}}},
+                                 FaceFlags{{{false, false}, {false, false}, {true, false}}}}) {
+    for (int levels : {2, 3, 4}) {
+      const LevelBoxes outer{grown_at(update, faces, static_cast<std::int64_t>(levels - 1) * r), faces, r, {}};
+      const LevelBoxes inner{grown_at(update, faces, -r), faces, r, {}};
+      const std::vector<LevelBoxes> slabs = z_slab_shells(outer, inner, levels);
+      ASSERT_EQ(slabs.size(), static_cast<std::size_t>(faces[2][0]) + static_cast<std::size_t>(faces[2][1]));
+      for (int level = 1; level <= levels; ++level) {
+        const Box all = outer.at(level), inside = inner.at(level);
+        for (std::int64_t z = all.lo[2] - r; z < all.hi[2] + r; ++z) {
+          const Index3 p{3, 5, z};
+          int in_slabs = 0;
+          for (const LevelBoxes& s : slabs) in_slabs += s.at(level).contains(p) ? 1 : 0;
+          const bool shell = all.contains(p) && !inside.contains(p);
+          EXPECT_EQ(in_slabs, shell ? 1 : 0) << "levels " << levels << " level " << level << " z " << z;
+        }
+      }
+    }
+  }
+  // Shells cut along x or y, or an inside that vanishes: not slabs.
+  const FaceFlags x_too{{{true, false}, {false, false}, {true, true}}};
+  EXPECT_TRUE(z_slab_shells({grown_at(update, x_too, 4), x_too, r, {}}, {grown_at(update, x_too, -r), x_too, r, {}}, 2).empty());
+  const FaceFlags z{{{false, false}, {false, false}, {true, true}}};
+  const Box thin{{0, 0, 0}, {21, 19, 20}};
+  EXPECT_TRUE(z_slab_shells({grown_at(thin, z, 8), z, r, {}}, {grown_at(thin, z, -r), z, r, {}}, 3).empty());
+}
+
 }  // namespace
 }  // namespace wave3d
