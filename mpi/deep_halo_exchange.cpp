@@ -215,7 +215,9 @@ void DeepHaloExchange<T>::post_whole_planes(const std::vector<Slab>& slabs, bool
         const Box from = send_box(owned_, opposite(n.offset), s.width);
         self_copies.push_back({s.field, from, nullptr, {0, 0, ghost_box(owned_, n.offset, s.width).lo[2] - from.lo[2]}});
       } else {
-        send_values += static_cast<std::size_t>(s.width) * static_cast<std::size_t>(s.field->plane_stride());
+        const std::size_t values = static_cast<std::size_t>(s.width) * static_cast<std::size_t>(s.field->plane_stride());
+        if (values > INT_MAX) throw std::invalid_argument("DeepHaloExchange: a message of more values than MPI's int count");
+        send_values += values;
       }
     }
     if (n.peer == rank_ || send_from_fields) continue;
@@ -243,7 +245,6 @@ void DeepHaloExchange<T>::post_whole_planes(const std::vector<Slab>& slabs, bool
         const Box box = receive ? ghost_box(owned_, n.offset, width) : send_box(owned_, n.offset, width);
         auto [values, count] = whole_planes(f, box.lo[2], width);
         if (count == 0) continue;
-        if (count > INT_MAX) throw std::invalid_argument("DeepHaloExchange: a message of more values than MPI's int count");
         MPI_Request r = MPI_REQUEST_NULL;
         if (receive) {
           check(MPI_Irecv(values, static_cast<int>(count), datatype_of<T>(), n.peer, travel_tag(opposite(n.offset), i),
