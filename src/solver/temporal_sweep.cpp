@@ -131,19 +131,15 @@ std::vector<LevelBoxes> z_slab_shells(const LevelBoxes& outer, const LevelBoxes&
   const Box last_inside = inner.at(levels);
   if (!z_only || last_inside.lo[2] >= last_inside.hi[2]) return {};
   std::vector<LevelBoxes> shells;
-  if (outer.moves[2][0]) {
-    LevelBoxes low{outer.first, {}, outer.radius, {}};
-    low.first.hi[2] = inner.first.lo[2];
-    low.moves[2][0] = true;
-    low.grows[2][1] = true;
-    shells.push_back(low);
-  }
-  if (outer.moves[2][1]) {
-    LevelBoxes high{outer.first, {}, outer.radius, {}};
-    high.first.lo[2] = inner.first.hi[2];
-    high.moves[2][1] = true;
-    high.grows[2][0] = true;
-    shells.push_back(high);
+  for (std::size_t side : {0, 1}) {
+    if (!outer.moves[2][side]) continue;
+    // Between the swept box's face and the inside's, which moves with it; the far end grows back.
+    LevelBoxes shell{outer.first, {}, outer.radius, {}};
+    if (side == 0) shell.first.hi[2] = inner.first.lo[2];
+    else shell.first.lo[2] = inner.first.hi[2];
+    shell.moves[2][side] = true;
+    shell.grows[2][1 - side] = true;
+    shells.push_back(shell);
   }
   return shells;
 }
