@@ -95,7 +95,8 @@ TEST(BlockTuner, ChoosesTheFastestMeasuredCandidate) {
   const RunConfig c = small_config();
   TuningBudget budget;
   budget.floor_seconds = budget.cap_seconds = 5.0;
-  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, true, true, kMaxStepsPerSweep, budget, same_time);
+  const int max_steps = 3;  // enough to search T and tile heights, few enough to stay well inside the budget
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, true, true, max_steps, budget, same_time);
   ASSERT_GT(out.measured.size(), 1u);
   const auto best = std::max_element(out.measured.begin(), out.measured.end(),
                                      [](const auto& a, const auto& b) { return a.mpoints_per_second < b.mpoints_per_second; });
@@ -104,7 +105,7 @@ TEST(BlockTuner, ChoosesTheFastestMeasuredCandidate) {
   EXPECT_FALSE(out.budget_spent);
   // Every size candidate, then each step count with its tile heights.
   std::size_t sweeps = 0;
-  for (int t : sweep_step_candidates(2, c.grid.n[1]))
+  for (int t : sweep_step_candidates(2, c.grid.n[1], max_steps))
     if (t > 1) sweeps += sweep_tile_candidates(t, 2, c.grid.n[1], c.grid.n[1], 2).size();
   EXPECT_EQ(out.measured.size(),
             block_size_candidates(c.grid.n, c.blocking.size, 2, kernel_variant(c.kernel, c.grid.radius)).size() + sweeps);
