@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,11 +58,18 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
              to_string(kernel_variant(config.kernel, config.grid.radius)), config.grid.radius, enum_name(config.precision));
   if (config.tune.steps && obstacle) fmt::print("  blocking.steps: 1 ({})\n", *obstacle);
   fmt::print("  {}\n", tuned.summary_line());
-  for (const TuningMeasurement& m : tuned.measured.measured)
-    fmt::print("  [{}, {}, {}] x {} step{} per sweep: {:9.1f} MPoints/s (slowest rank){}\n", m.blocking.size[0],
-               m.blocking.size[1], m.blocking.size[2], m.blocking.steps, m.blocking.steps == 1 ? "" : "s",
-               m.mpoints_per_second,
-               m.blocking.size == tuned.blocking.size && m.blocking.steps == tuned.blocking.steps ? "  <- chosen" : "");
+  const std::vector<TuningMeasurement>& measured = tuned.measured.measured;
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    const Blocking& b = measured[i].blocking;
+    const auto same = [&](const TuningMeasurement& m) { return m.blocking.size == b.size && m.blocking.steps == b.steps; };
+    const bool again = std::any_of(measured.begin(), measured.begin() + static_cast<std::ptrdiff_t>(i), same);
+    const bool chosen = b.size == tuned.blocking.size && b.steps == tuned.blocking.steps;
+    fmt::print("  [{}, {}, {}] x {} step{} per sweep: {:9.1f} MPoints/s (slowest rank){}{}\n", b.size[0], b.size[1],
+               b.size[2], b.steps, b.steps == 1 ? "" : "s", measured[i].mpoints_per_second, again ? ", again" : "",
+               chosen && !std::any_of(measured.begin() + static_cast<std::ptrdiff_t>(i) + 1, measured.end(), same)
+                   ? "  <- chosen (best median)"
+                   : "");
+  }
   if (!tuned.notice.empty()) fmt::print("  {}\n", tuned.notice);
   fmt::print("\n# config lines for these runs:\n[blocking]\nsize = [{}, {}, {}]\nsteps = {}\n", tuned.blocking.size[0],
              tuned.blocking.size[1], tuned.blocking.size[2], tuned.blocking.steps);

@@ -94,10 +94,11 @@ std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, c
 std::string TunedBlocking::summary_line() const {
   if (source == "given") return "none (blocking.size and blocking.steps given)";
   if (source == "cache") return fmt::format("read from {}", cache_file);
-  const std::size_t candidates = measured.measured.size();
-  return fmt::format("measured {} candidate{} in {:.3f} s (budget {:.3f} s{}){}", candidates,
+  const std::size_t candidates = measured.candidates(), measurements = measured.measured.size();
+  return fmt::format("measured {} candidate{} in {:.3f} s (budget {:.3f} s{}{}){}", candidates,
                      candidates == 1 ? "" : "s", measured.seconds, measured.budget_seconds,
                      measured.budget_spent ? ", spent" : "",
+                     measurements > candidates ? fmt::format(", {} measurements with the leaders' repeats", measurements) : "",
                      cache_file.empty() ? ", not kept (blocking.cache = \"off\")" : ", kept in " + cache_file);
 }
 
@@ -105,7 +106,8 @@ nlohmann::json TunedBlocking::to_json() const {
   return {{"source", source},
           {"measure_s", measured.seconds},
           {"budget_s", measured.budget_seconds},
-          {"candidates", measured.measured.size()},
+          {"candidates", measured.candidates()},
+          {"measurements", measured.measured.size()},
           {"budget_spent", measured.budget_spent},
           {"cache_file", cache_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(cache_file)},
           {"notice", notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(notice)}};

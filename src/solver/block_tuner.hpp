@@ -7,8 +7,9 @@
 // the caches) and kScratchPlanes planes, or more where the three fields would otherwise fit in twice
 // the last-level cache (a subdomain that does not fit must not be measured as one that does), never
 // more than the subdomain has. Candidates run in order of how often they won elsewhere, starting with
-// the configured block, until the time budget is spent; the best measured one is chosen, so the
-// result is never slower than the configured block as measured here.
+// the configured block, until the time budget is spent; while it lasts, the three leading candidates
+// are then measured twice more (one short measurement is one sample of a noisy machine), and the
+// candidate with the best median is chosen: never slower than the configured block as measured here.
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -47,11 +48,12 @@ struct TuningBudget {
 };
 
 struct TuningOutcome {
-  Blocking blocking;                         // the fastest measured
-  std::vector<TuningMeasurement> measured;   // in the order measured
+  Blocking blocking;                         // the fastest measured (best median of its measurements)
+  std::vector<TuningMeasurement> measured;   // in the order measured, the leaders' repeats included
   double seconds = 0;                        // spent measuring (the slowest rank's)
   double budget_seconds = 0;                 // what it was allowed
   bool budget_spent = false;                 // stopped before every candidate was measured
+  std::size_t candidates() const;            // the distinct blockings measured
 };
 
 // The candidate block sizes for a subdomain of `extent`, `first` at the head, without two that cut
