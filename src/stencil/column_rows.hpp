@@ -55,7 +55,9 @@ inline void update_column(const T* p, T* next, const T* vel, const typename V::r
     // z block before, long gone from L1). By the time it runs they are in.
     __builtin_prefetch(q + (R + 1) * s1, 0, 3);
     __builtin_prefetch(q + s1 + (R + 1) * s2, 0, 3);
-    __builtin_prefetch(vel + o + s1, 0, 3);
+    // vel is read once a step: asked for as non-temporal, so that it does not push out of the caches
+    // the planes of prev that later columns and z blocks read again (one thread ran 1.11x faster).
+    __builtin_prefetch(vel + o + s1, 0, 0);
     __builtin_prefetch(next + o + s1, 1, 3);
     __builtin_prefetch(q + s1 + V::width, 0, 3);
     if (z < R) __builtin_prefetch(p + s1 + (z - R) * s2, 0, 3);
