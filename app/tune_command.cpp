@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 #include <omp.h>
 
-#include <algorithm>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,17 +58,18 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
              to_string(kernel_variant(config.kernel, config.grid.radius)), config.grid.radius, enum_name(config.precision));
   if (config.tune.steps && obstacle) fmt::print("  blocking.steps: 1 ({})\n", *obstacle);
   fmt::print("  {}\n", tuned.summary_line());
+  // The chosen candidate is marked at its last measurement, the repeats of a leader as such.
   const std::vector<TuningMeasurement>& measured = tuned.measured.measured;
+  std::size_t last_chosen = measured.size();  // none
+  for (std::size_t i = 0; i < measured.size(); ++i)
+    if (candidate_key(measured[i].blocking) == candidate_key(tuned.blocking)) last_chosen = i;
+  std::set<std::pair<Index3, int>> seen;
   for (std::size_t i = 0; i < measured.size(); ++i) {
     const Blocking& b = measured[i].blocking;
-    const auto same = [&](const TuningMeasurement& m) { return m.blocking.size == b.size && m.blocking.steps == b.steps; };
-    const bool again = std::any_of(measured.begin(), measured.begin() + static_cast<std::ptrdiff_t>(i), same);
-    const bool chosen = b.size == tuned.blocking.size && b.steps == tuned.blocking.steps;
+    const bool again = !seen.insert(candidate_key(b)).second;
     fmt::print("  [{}, {}, {}] x {} step{} per sweep: {:9.1f} MPoints/s (slowest rank){}{}\n", b.size[0], b.size[1],
                b.size[2], b.steps, b.steps == 1 ? "" : "s", measured[i].mpoints_per_second, again ? ", again" : "",
-               chosen && !std::any_of(measured.begin() + static_cast<std::ptrdiff_t>(i) + 1, measured.end(), same)
-                   ? "  <- chosen (best median)"
-                   : "");
+               i == last_chosen ? "  <- chosen (best median)" : "");
   }
   if (!tuned.notice.empty()) fmt::print("  {}\n", tuned.notice);
   fmt::print("\n# config lines for these runs:\n[blocking]\nsize = [{}, {}, {}]\nsteps = {}\n", tuned.blocking.size[0],

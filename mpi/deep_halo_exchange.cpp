@@ -56,6 +56,15 @@ void run_copies(const std::vector<RowCopy<T>>& copies, bool into_field) {
   }
 }
 
+// Along a periodic axis of one rank: this rank's own slab on the far side, one period away, copied
+// into the ghost at `offset`.
+template <typename T>
+RowCopy<T> self_copy(Field<T>* field, const Box& owned, const Dims3& offset, int width) {
+  const Box from = send_box(owned, opposite(offset), width);
+  const Box to = ghost_box(owned, offset, width);
+  return {field, from, nullptr, {to.lo[0] - from.lo[0], to.lo[1] - from.lo[1], to.lo[2] - from.lo[2]}};
+}
+
 // A run of memory to copy (a packed slab of whole planes).
 template <typename T>
 struct SpanCopy {
@@ -107,9 +116,8 @@ DeepHaloExchange<T>::DeepHaloExchange(const CartesianComm& comm, const Box& owne
                                     ", fewer than the halo width " + std::to_string(max_width) +
                                     "; halos come from the immediate neighbours only");
     }
-  FaceFlags across_x_or_y = faces_;
-  across_x_or_y[2] = {false, false};
-  whole_planes_ = !any_face(across_x_or_y);
+  const std::array<bool, 3> cut = axes_of(faces_);
+  whole_planes_ = !cut[0] && !cut[1];
   for (int dz = -1; dz <= 1; ++dz)
     for (int dy = -1; dy <= 1; ++dy)
       for (int dx = -1; dx <= 1; ++dx) {
@@ -153,12 +161,7 @@ void DeepHaloExchange<T>::begin(const std::vector<Slab>& slabs, bool send_from_f
   std::vector<RowCopy<T>> packs;
   for (Neighbour& n : neighbours_) {
     if (n.peer == rank_) {
-      // This rank's own slab on the far side, one period away: the ghost at n.offset.
-      for (const Slab& s : slabs) {
-        const Box from = send_box(owned_, opposite(n.offset), s.width);
-        const Box to = ghost_box(owned_, n.offset, s.width);
-        packs.push_back({s.field, from, nullptr, {to.lo[0] - from.lo[0], to.lo[1] - from.lo[1], to.lo[2] - from.lo[2]}});
-      }
+      for (const Slab& s : slabs) packs.push_back(self_copy(s.field, owned_, n.offset, s.width));
       continue;
     }
     std::size_t send_values = 0, recv_values = 0;
@@ -212,8 +215,7 @@ void DeepHaloExchange<T>::post_whole_planes(const std::vector<Slab>& slabs, bool
     std::size_t send_values = 0;
     for (const Slab& s : slabs) {
       if (n.peer == rank_) {
-        const Box from = send_box(owned_, opposite(n.offset), s.width);
-        self_copies.push_back({s.field, from, nullptr, {0, 0, ghost_box(owned_, n.offset, s.width).lo[2] - from.lo[2]}});
+        self_copies.push_back(self_copy(s.field, owned_, n.offset, s.width));
       } else {
         const std::size_t values = static_cast<std::size_t>(s.width) * static_cast<std::size_t>(s.field->plane_stride());
         if (values > INT_MAX) throw std::invalid_argument("DeepHaloExchange: a message of more values than MPI's int count");

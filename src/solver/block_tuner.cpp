@@ -71,7 +71,7 @@ TuningBudget TuningBudget::for_request(const TuningRequest& request, double run_
 
 std::size_t TuningOutcome::candidates() const {
   std::set<std::pair<Index3, int>> distinct;
-  for (const TuningMeasurement& m : measured) distinct.insert({m.blocking.size, m.blocking.steps});
+  for (const TuningMeasurement& m : measured) distinct.insert(candidate_key(m.blocking));
   return distinct.size();
 }
 
@@ -137,8 +137,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   // Every rate measured per candidate (size x, y, z and steps): a candidate measured again is
   // judged by the median of its rates.
   std::map<std::pair<Index3, int>, std::vector<double>> rates;
-  const auto key_of = [](const Blocking& b) { return std::make_pair(b.size, b.steps); };
-  const auto score = [&](const Blocking& b) { return median_of(rates.at(key_of(b))); };
+  const auto score = [&](const Blocking& b) { return median_of(rates.at(candidate_key(b))); };
   // Each candidate runs one warm-up sweep, then enough sweeps to take about this long (the slowest
   // rank's time decides how many, so that every rank runs as many).
   const auto timed_seconds_wanted = [&] {
@@ -154,7 +153,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     const double rate = static_cast<double>(scratch.owned.volume()) * candidate.steps * sweeps / timed / 1e6;
     out.seconds += warm_up + timed;
     out.measured.push_back({candidate, rate});
-    rates[key_of(candidate)].push_back(rate);
+    rates[candidate_key(candidate)].push_back(rate);
     if (out.measured.size() == 1) out.budget_seconds = budget.seconds_for(rate);
   };
   const auto try_blocking = [&](const Blocking& candidate) {
@@ -180,7 +179,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
       std::vector<Blocking> leaders;
       std::set<std::pair<Index3, int>> seen;
       for (const TuningMeasurement& m : out.measured)
-        if (seen.insert(key_of(m.blocking)).second) leaders.push_back(m.blocking);
+        if (seen.insert(candidate_key(m.blocking)).second) leaders.push_back(m.blocking);
       std::stable_sort(leaders.begin(), leaders.end(),
                        [&](const Blocking& a, const Blocking& b) { return score(a) > score(b); });
       if (leaders.size() > kLeaders) leaders.resize(kLeaders);

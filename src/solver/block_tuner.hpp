@@ -12,6 +12,7 @@
 // candidate with the best median is chosen: never slower than the configured block as measured here.
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "config/run_config.hpp"
@@ -22,6 +23,9 @@
 namespace wave3d {
 
 inline constexpr std::int64_t kScratchPlanes = 48;
+
+// What tells two candidates apart: block size and time steps per sweep.
+inline std::pair<Index3, int> candidate_key(const Blocking& b) { return {b.size, b.steps}; }
 
 struct TuningMeasurement {
   Blocking blocking;

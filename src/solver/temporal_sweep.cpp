@@ -125,7 +125,8 @@ std::vector<LevelBoxes> z_slab_shells(const LevelBoxes& outer, const LevelBoxes&
   const auto same_xy = [](const Box& a, const Box& b) {
     return a.lo[0] == b.lo[0] && a.hi[0] == b.hi[0] && a.lo[1] == b.lo[1] && a.hi[1] == b.hi[1];
   };
-  const bool z_only = !any_face({outer.moves[0], outer.moves[1], {false, false}}) && !any_face(outer.grows) &&
+  const std::array<bool, 3> moving = axes_of(outer.moves);
+  const bool z_only = !moving[0] && !moving[1] && !any_face(outer.grows) &&
                       !any_face(inner.grows) && inner.moves == outer.moves && inner.radius == outer.radius &&
                       same_xy(outer.first, inner.first);
   const Box last_inside = inner.at(levels);
