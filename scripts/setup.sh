@@ -62,13 +62,11 @@ if [[ $mode == run ]]; then
   exec "${launch[@]}"
 fi
 
-# ctest with every failed test run once more, for two rare failures of Open MPI 4.1 that no test can
-# tell from a real one: its launcher now and then reports a rank that has finished (output written,
+# ctest with every failed test run once more, for a rare failure of Open MPI 4.1 that no test can tell
+# from a real one: its launcher now and then reports a rank that has finished (output written,
 # MPI_Finalize called) as "exiting improperly" with PID 0 (open-mpi/ompi#7833, seen in hello-world
-# loops too), and across the testbed's nodes a rank can die inside MPI_Init (the TCP BTL calls a null
-# message handler; see the README). The first attempt's output stays in the log, and the end of each
-# pass names every test that passed only at its second attempt, so an intermittent failure of
-# wave3d's own stays visible.
+# loops too). The first attempt's output stays in the log, and the end of each pass names every test
+# that passed only at its second attempt, so an intermittent failure of wave3d's own stays visible.
 run_tests() {  # run_tests <ctest options>...
   local log status
   log=$(mktemp)

@@ -30,6 +30,13 @@
 #   falls back to a system /etc/slurm/cgroup.conf.
 # - MpiDefault=pmix: Debian's Open MPI is built against PMIx and starts under `srun --mpi=pmix`; it
 #   does not work with `--mpi=pmi2`.
+# - mpi.conf: PMIxCollFence=ring. By default Slurm 22.05 runs a fence that collects data (MPI_Init's
+#   modex) as a ring and one that does not (MPI_Init's closing barrier) as a tree; across this
+#   cluster's nodes a rank then now and then left MPI_Init and sent its first message to a rank still
+#   waiting in the modex, before that rank's PML had a handler for it: SIGSEGV at address 0 inside
+#   MPI_Init (core dumps: the TCP BTL called tag 0x41, ob1's MATCH, from the modex fence's wait). Of
+#   750 four-rank srun launches on 2 nodes 16 died so with the default fences and 2 of 120 with
+#   SLURM_PMIX_FENCE=tree; none of 720 with ring fences.
 # - spank_pbs.so in plugstack.conf sets PBS_JOBID, PBS_O_WORKDIR, ... in every job, so PBS job scripts
 #   submitted with slurm-wlm-torque's qsub see the variables they expect.
 # - SlurmUser and SlurmdUser are root: slurmd has to start job steps as the submitting user.
@@ -216,6 +223,8 @@ ConstrainRAMSpace=no
 ConstrainDevices=no
 EOF
 fi
+
+echo "PMIxCollFence=ring" >"$dir/mpi.conf"
 
 # Relative plugin names resolve in Slurm's PluginDir.
 echo "required spank_pbs.so" >"$dir/plugstack.conf"

@@ -79,10 +79,8 @@ def study_job_environment(args, results):
                                              "WAVE3D_RESULTS": str(results), "WAVE3D_PYTHON": sys.executable})
     env.pop("WAVE3D_ROOT", None)
     if getattr(args, "nodes", 1) > 1:
-        # Across the namespace "nodes" a rank now and then died of a segfault inside MPI's set-up, after
-        # Open MPI's warning that a TCP connect failed with "Operation now in progress" (2 of about 40
-        # multi-node study jobs, before wave3d printed anything). Only the transports the cluster has
-        # are tried: ob1 over shared memory and TCP, not the libfabric/verbs components Debian builds in.
+        # Only the transports the cluster has are tried: ob1 over shared memory and TCP, not the
+        # libfabric/verbs components Debian builds in.
         env.update({"OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "self,vader,tcp", "OMPI_MCA_mtl": "^ofi,psm,psm2"})
     return env
 
