@@ -85,7 +85,8 @@ void print_case(const BenchCase& c, const std::optional<double>& single_thread_r
              c.gflops, c.triad_gbytes.median, c.bandwidth_bound_mpoints, c.fraction_of_bandwidth_bound(), compute,
              fraction_text(c.compute_bound_mpoints, c.stencil_mpoints.median), speedup, c.placement_verdict);
   if (!c.tuning_summary.empty())
-    fmt::print("{:>11}   blocks {} x {} x {} (tuning: {})\n", "", c.blocks[0], c.blocks[1], c.blocks[2], c.tuning_summary);
+    fmt::print("{:>11}   kernel {}, blocks {} x {} x {} (tuning: {})\n", "", c.kernel, c.blocks[0], c.blocks[1], c.blocks[2],
+               c.tuning_summary);
 }
 
 nlohmann::json to_json(const BenchCase& c) {
@@ -157,10 +158,17 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
         settings.stencil.tune.size
             ? std::string("auto (the block tuner's choice for each case, under its row)")
             : fmt::format("{} x {} x {}", blocks.size[0], blocks.size[1], blocks.size[2]);
+    const std::vector<KernelVariant> kernels =
+        settings.stencil.tune.size ? kernel_candidates(settings.stencil.kernel, settings.stencil.grid.radius)
+                                   : std::vector{kernel_variant(settings.stencil.kernel, settings.stencil.grid.radius)};
+    const std::string kernel_text =
+        kernels.size() > 1 ? fmt::format("chosen by the block tuner for each case between {} and {} (under its row)",
+                                         to_string(kernels[0]), to_string(kernels[1]))
+                           : std::string(to_string(kernels[0]));
     fmt::print("  kernel {} (stencil.kernel = {}, vectors: {}), blocks {}, time steps per sweep {}, {} B per "
                "point moved at best (read prev, vel, next; write next)\n",
-               to_string(kernel_variant(settings.stencil.kernel, settings.stencil.grid.radius)), enum_name(settings.stencil.kernel),
-               jammed_vector_isa(), blocks_text, o.sweep_steps, bytes_per_point);
+               kernel_text, enum_name(settings.stencil.kernel), jammed_vector_isa(), blocks_text, o.sweep_steps,
+               bytes_per_point);
     fmt::print("  STREAM triad on {} per array in the same process just before each stencil run; "
                "bandwidth bound = triad GB/s / {} B per point\n",
                format_bytes(settings.stream_elements * 8), bytes_per_point);

@@ -1,11 +1,13 @@
 #include "app/tune_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <omp.h>
 
 #include <memory>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -52,28 +54,37 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
                                   ? tune_for_run<float>(config, comm, owned, max_steps, budget, true)
                                   : tune_for_run<double>(config, comm, owned, max_steps, budget, true);
   if (rank != 0) return 0;
-  fmt::print("wave3d tune: {} rank(s) x {} thread(s), subdomain {} x {} x {} (rank 0), kernel {}, R = {}, {} "
+  const std::vector<KernelVariant> kernels = config.tune.size ? kernel_candidates(config.kernel, config.grid.radius)
+                                                               : std::vector{tuned.variant};
+  std::vector<std::string_view> kernel_names;
+  for (KernelVariant v : kernels) kernel_names.push_back(to_string(v));
+  fmt::print("wave3d tune: {} rank(s) x {} thread(s), subdomain {} x {} x {} (rank 0), kernel {}{}, R = {}, {} "
              "precision\n",
-             ranks, omp_get_max_threads(), owned.extent(0), owned.extent(1), owned.extent(2),
-             to_string(kernel_variant(config.kernel, config.grid.radius)), config.grid.radius, enum_name(config.precision));
+             ranks, omp_get_max_threads(), owned.extent(0), owned.extent(1), owned.extent(2), to_string(tuned.variant),
+             kernels.size() > 1 ? fmt::format(" (chosen among {})", fmt::join(kernel_names, ", ")) : "",
+             config.grid.radius, enum_name(config.precision));
   if (config.tune.steps && obstacle) fmt::print("  blocking.steps: 1 ({})\n", *obstacle);
   fmt::print("  {}\n", tuned.summary_line());
   // The chosen candidate is marked at its last measurement, the repeats of a leader as such.
   const std::vector<TuningMeasurement>& measured = tuned.measured.measured;
   std::size_t last_chosen = measured.size();  // none
   for (std::size_t i = 0; i < measured.size(); ++i)
-    if (candidate_key(measured[i].blocking) == candidate_key(tuned.blocking)) last_chosen = i;
-  std::set<std::pair<Index3, int>> seen;
+    if (candidate_key(measured[i].variant, measured[i].blocking) == candidate_key(tuned.variant, tuned.blocking))
+      last_chosen = i;
+  std::set<std::tuple<KernelVariant, Index3, int>> seen;
   for (std::size_t i = 0; i < measured.size(); ++i) {
     const Blocking& b = measured[i].blocking;
-    const bool again = !seen.insert(candidate_key(b)).second;
-    fmt::print("  [{}, {}, {}] x {} step{} per sweep: {:9.1f} MPoints/s (slowest rank){}{}\n", b.size[0], b.size[1],
-               b.size[2], b.steps, b.steps == 1 ? "" : "s", measured[i].mpoints_per_second, again ? ", again" : "",
-               i == last_chosen ? "  <- chosen (best median)" : "");
+    const bool again = !seen.insert(candidate_key(measured[i].variant, b)).second;
+    fmt::print("  {}{}[{}, {}, {}] x {} step{} per sweep: {:9.1f} MPoints/s (slowest rank){}{}\n",
+               kernels.size() > 1 ? to_string(measured[i].variant) : "", kernels.size() > 1 ? " " : "", b.size[0],
+               b.size[1], b.size[2], b.steps, b.steps == 1 ? "" : "s", measured[i].mpoints_per_second,
+               again ? ", again" : "", i == last_chosen ? "  <- chosen (best median)" : "");
   }
   if (!tuned.notice.empty()) fmt::print("  {}\n", tuned.notice);
-  fmt::print("\n# config lines for these runs:\n[blocking]\nsize = [{}, {}, {}]\nsteps = {}\n", tuned.blocking.size[0],
-             tuned.blocking.size[1], tuned.blocking.size[2], tuned.blocking.steps);
+  fmt::print("\n# config lines for these runs:\n");
+  if (kernels.size() > 1) fmt::print("[stencil]\nkernel = \"{}\"\n", to_string(tuned.variant));
+  fmt::print("[blocking]\nsize = [{}, {}, {}]\nsteps = {}\n", tuned.blocking.size[0], tuned.blocking.size[1],
+             tuned.blocking.size[2], tuned.blocking.steps);
   return 0;
 }
 

@@ -22,7 +22,9 @@ TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box
   TuningKey key;
   key.machine = fmt::format("{} ({} hardware threads)", machine.cpu_model.value_or("unknown CPU"), machine.pus);
   key.threads = omp_get_max_threads();
-  key.kernel = std::string(to_string(kernel_variant(config.kernel, config.grid.radius)));
+  key.kernel = kernel_candidates(config.kernel, config.grid.radius).size() > 1 && config.tune.size
+                   ? std::string(enum_name(config.kernel))
+                   : std::string(to_string(kernel_variant(config.kernel, config.grid.radius)));
   key.radius = config.grid.radius;
   key.precision = std::string(enum_name(config.precision));
   key.subdomain = owned.extents();
@@ -32,24 +34,26 @@ TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box
   return key;
 }
 
-// Rank 0's cached blocking, on every rank.
-std::optional<Blocking> cached_on_all(MPI_Comm comm, const std::optional<std::filesystem::path>& file,
-                                      const TuningKey& key, double wanted_seconds) {
-  std::array<long long, 4> values{0, 0, 0, 0};  // size x, y, z, steps
+// Rank 0's cached entry, on every rank.
+std::optional<CachedTuning> cached_on_all(MPI_Comm comm, const std::optional<std::filesystem::path>& file,
+                                          const TuningKey& key, double wanted_seconds) {
+  std::array<long long, 5> values{0, 0, 0, 0, 0};  // size x, y, z, steps, kernel
   int found = 0;
   if (mpi::rank_in(comm) == 0 && file) {
-    if (const auto b = read_tuning_cache(*file, key, wanted_seconds)) {
+    if (const auto c = read_tuning_cache(*file, key, wanted_seconds)) {
       found = 1;
-      values = {b->size[0], b->size[1], b->size[2], b->steps};
+      const Blocking& b = c->blocking;
+      values = {b.size[0], b.size[1], b.size[2], b.steps, static_cast<long long>(c->variant)};
     }
   }
   mpi::check(MPI_Bcast(&found, 1, MPI_INT, 0, comm), "MPI_Bcast");
   if (found == 0) return std::nullopt;
   mpi::check(MPI_Bcast(values.data(), static_cast<int>(values.size()), MPI_LONG_LONG, 0, comm), "MPI_Bcast");
-  Blocking b;
-  b.size = {values[0], values[1], values[2]};
-  b.steps = static_cast<int>(values[3]);
-  return b;
+  CachedTuning c;
+  c.blocking.size = {values[0], values[1], values[2]};
+  c.blocking.steps = static_cast<int>(values[3]);
+  c.variant = static_cast<KernelVariant>(values[4]);
+  return c;
 }
 
 }  // namespace
@@ -118,6 +122,7 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
                            const TuningBudget& budget, bool measure_anyway) {
   TunedBlocking out;
   out.blocking = config.blocking;
+  out.variant = kernel_variant(config.kernel, config.grid.radius);
   const bool tune_steps = config.tune.steps && max_steps > 1;
   if (!config.tune.size && !tune_steps) {
     out.source = "given";
@@ -129,7 +134,8 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   const TuningKey key = key_for(config, machine, owned, tune_steps, max_steps);
   if (!measure_anyway) {
     if (const auto cached = cached_on_all(comm, file, key, budget.fixed_seconds())) {
-      out.blocking = *cached;
+      out.blocking = cached->blocking;
+      out.variant = cached->variant;
       out.source = "cache";
       return out;
     }
@@ -145,6 +151,7 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
                             [&](double seconds) { return mpi::allreduce_max(comm, seconds); });
   });
   out.blocking = out.measured.blocking;
+  out.variant = out.measured.variant;
   out.source = "measured";
   if (file && mpi::rank_in(comm) == 0) {
     try {

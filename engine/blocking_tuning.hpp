@@ -18,6 +18,7 @@ namespace wave3d::engine {
 
 struct TunedBlocking {
   Blocking blocking;       // what the run uses
+  KernelVariant variant = KernelVariant::blocked;  // the kernel it uses (the tuner's choice for "auto")
   std::string source;      // "given" (nothing was "auto"), "measured" or "cache"
   TuningOutcome measured;  // what the tuner measured and spent (nothing, from the cache)
   std::string cache_file;  // "" when blocking.cache = "off" or no home directory

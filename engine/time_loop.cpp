@@ -165,6 +165,7 @@ void set_up(RankRun<T>& run, MPI_Comm comm, RunOutcome& out) {
   out.tuning = tune_for_run<T>(config, comm, run.cart->owned(),
                                run.sweep_obstacle ? 1 : max_steps_per_sweep(config, run.decomposition), budget);
   run.config.blocking = out.tuning.blocking;
+  run.config.kernel = kernel_choice_for(out.tuning.variant);
   if (run.sweep_obstacle) run.config.blocking.steps = 1;  // the fields are placed for the sweeps that will run
 
   out.rss_before_fields = current_rss_bytes();

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "field/first_touch.hpp"
@@ -70,8 +71,8 @@ TuningBudget TuningBudget::for_request(const TuningRequest& request, double run_
 }
 
 std::size_t TuningOutcome::candidates() const {
-  std::set<std::pair<Index3, int>> distinct;
-  for (const TuningMeasurement& m : measured) distinct.insert(candidate_key(m.blocking));
+  std::set<std::tuple<KernelVariant, Index3, int>> distinct;
+  for (const TuningMeasurement& m : measured) distinct.insert(candidate_key(m.variant, m.blocking));
   return distinct.size();
 }
 
@@ -98,6 +99,13 @@ std::vector<Index3> block_size_candidates(const Index3& extent, const Index3& fi
   else
     for (const Index3& size : kPreferredRowSizes) add(size);
   return candidates.empty() ? starving : candidates;
+}
+
+std::vector<KernelVariant> kernel_candidates(KernelChoice choice, int radius) {
+  const KernelVariant favourite = kernel_variant(choice, radius);
+  if (choice != KernelChoice::automatic || !column_window_fits_registers(radius)) return {favourite};
+  return favourite == KernelVariant::columns ? std::vector{KernelVariant::columns, KernelVariant::blocked}
+                                             : std::vector{KernelVariant::blocked, KernelVariant::columns};
 }
 
 std::vector<int> sweep_step_candidates(int radius, std::int64_t rows, int max_steps) {
@@ -133,17 +141,21 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   const auto planes = std::max(kScratchPlanes, static_cast<std::int64_t>(std::ceil(budget.scratch_bytes / plane_bytes)));
   ScratchFields<T> scratch(owned, config.grid.radius, planes);
   const std::vector<double> weights = second_derivative_weights(config.grid.radius);
-  const KernelVariant variant = kernel_variant(config.kernel, config.grid.radius);
-  // Every rate measured per candidate (size x, y, z and steps): a candidate measured again is
-  // judged by the median of its rates.
-  std::map<std::pair<Index3, int>, std::vector<double>> rates;
-  const auto score = [&](const Blocking& b) { return median_of(rates.at(candidate_key(b))); };
+  // The kernel is searched with the block sizes only: given sizes were chosen for the configured one.
+  const std::vector<KernelVariant> variants =
+      tune_size ? kernel_candidates(config.kernel, config.grid.radius)
+                : std::vector{kernel_variant(config.kernel, config.grid.radius)};
+  out.variant = variants.front();
+  // Every rate measured per candidate (kernel, size x, y, z and steps): a candidate measured again
+  // is judged by the median of its rates.
+  std::map<std::tuple<KernelVariant, Index3, int>, std::vector<double>> rates;
+  const auto score = [&](const TuningMeasurement& m) { return median_of(rates.at(candidate_key(m.variant, m.blocking))); };
   // Each candidate runs one warm-up sweep, then enough sweeps to take about this long (the slowest
   // rank's time decides how many, so that every rank runs as many).
   const auto timed_seconds_wanted = [&] {
     return std::clamp(out.budget_seconds / 40.0, 0.002, 0.25);
   };
-  const auto measure = [&](const Blocking& candidate) {
+  const auto measure = [&](const Blocking& candidate, KernelVariant variant) {
     const Kernel<T> kernel(weights, candidate, variant);
     const double warm_up = slowest(time_sweep(scratch, kernel, candidate));
     const int sweeps = static_cast<int>(std::clamp(std::ceil(timed_seconds_wanted() / std::max(warm_up, 1e-6)), 2.0, 1000.0));
@@ -152,23 +164,28 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     const double timed = slowest(mine);
     const double rate = static_cast<double>(scratch.owned.volume()) * candidate.steps * sweeps / timed / 1e6;
     out.seconds += warm_up + timed;
-    out.measured.push_back({candidate, rate});
-    rates[candidate_key(candidate)].push_back(rate);
+    out.measured.push_back({candidate, rate, variant});
+    rates[candidate_key(variant, candidate)].push_back(rate);
     if (out.measured.size() == 1) out.budget_seconds = budget.seconds_for(rate);
   };
-  const auto try_blocking = [&](const Blocking& candidate) {
+  const auto try_blocking = [&](const Blocking& candidate, KernelVariant variant) {
     if (!out.measured.empty() && out.seconds >= out.budget_seconds) {
       out.budget_spent = true;
       return;
     }
-    measure(candidate);
+    measure(candidate, variant);
   };
   // The best candidate measured so far, by score; the first measured among equals.
   const auto best_measured = [&] {
-    Blocking best = out.measured.front().blocking;
+    TuningMeasurement best = out.measured.front();
     for (const TuningMeasurement& m : out.measured)
-      if (score(m.blocking) > score(best)) best = m.blocking;
+      if (score(m) > score(best)) best = m;
     return best;
+  };
+  const auto choose_best = [&] {
+    const TuningMeasurement best = best_measured();
+    out.blocking = best.blocking;
+    out.variant = best.variant;
   };
   // A single short measurement is one sample of a noisy machine: while the budget lasts, the leading
   // candidates are measured again, in turn, and the medians decide.
@@ -176,18 +193,18 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     constexpr std::size_t kLeaders = 3;
     constexpr int kRounds = 2;
     for (int round = 0; round < kRounds; ++round) {
-      std::vector<Blocking> leaders;
-      std::set<std::pair<Index3, int>> seen;
+      std::vector<TuningMeasurement> leaders;
+      std::set<std::tuple<KernelVariant, Index3, int>> seen;
       for (const TuningMeasurement& m : out.measured)
-        if (seen.insert(candidate_key(m.blocking)).second) leaders.push_back(m.blocking);
+        if (seen.insert(candidate_key(m.variant, m.blocking)).second) leaders.push_back(m);
       std::stable_sort(leaders.begin(), leaders.end(),
-                       [&](const Blocking& a, const Blocking& b) { return score(a) > score(b); });
+                       [&](const TuningMeasurement& a, const TuningMeasurement& b) { return score(a) > score(b); });
       if (leaders.size() > kLeaders) leaders.resize(kLeaders);
       if (leaders.size() < 2) return;
       if (round % 2 == 1) std::reverse(leaders.begin(), leaders.end());  // no candidate always first
-      for (const Blocking& b : leaders) {
+      for (const TuningMeasurement& m : leaders) {
         if (out.seconds >= out.budget_seconds) return;
-        measure(b);
+        measure(m.blocking, m.variant);
       }
     }
   };
@@ -195,18 +212,28 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   Blocking start = config.blocking;
   if (tune_steps) start.steps = 1;
   if (tune_size) {
-    for (const Index3& size : block_size_candidates(agreed_extent, start.size, omp_get_max_threads(), variant)) {
-      Blocking candidate = start;
-      candidate.size = size;
-      try_blocking(candidate);
+    // The kernels' candidates taken in turn, so that a budget spent early has measured each kernel.
+    std::vector<std::vector<Index3>> sizes;
+    std::size_t longest = 0;
+    for (KernelVariant v : variants) {
+      sizes.push_back(block_size_candidates(agreed_extent, start.size, omp_get_max_threads(), v));
+      longest = std::max(longest, sizes.back().size());
     }
+    for (std::size_t i = 0; i < longest; ++i)
+      for (std::size_t k = 0; k < variants.size(); ++k) {
+        if (i >= sizes[k].size()) continue;
+        Blocking candidate = start;
+        candidate.size = sizes[k][i];
+        try_blocking(candidate, variants[k]);
+      }
   } else {
-    try_blocking(start);
+    try_blocking(start, out.variant);
   }
   confirm_leaders();
-  out.blocking = best_measured();
+  choose_best();
   if (tune_steps && temporal_applies) {
     const Blocking sized = out.blocking;
+    const KernelVariant sized_variant = out.variant;
     for (int t : sweep_step_candidates(config.grid.radius, agreed_extent[1], max_steps)) {
       if (t == 1) continue;  // measured above
       for (std::int64_t rows : sweep_tile_candidates(t, config.grid.radius, sized.effective(1, agreed_extent[1]),
@@ -214,11 +241,11 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
         Blocking candidate = sized;
         candidate.steps = t;
         candidate.size[1] = rows;
-        try_blocking(candidate);
+        try_blocking(candidate, sized_variant);
       }
     }
     confirm_leaders();
-    out.blocking = best_measured();
+    choose_best();
   }
   return out;
 }

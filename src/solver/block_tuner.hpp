@@ -1,7 +1,9 @@
 #pragma once
 // The block tuner behind blocking.size = "auto" and blocking.steps = "auto": it measures candidate
 // cache blocks (and time steps per sweep) with the run's kernel, precision and threads on scratch
-// fields shaped like the rank's subdomain, and keeps the fastest.
+// fields shaped like the rank's subdomain, and keeps the fastest. With stencil.kernel = "auto" its
+// search of block sizes runs the z columns and the blocked rows alike and keeps the faster kernel
+// too: which one wins depends on the radius and on the machine, so it is measured, not assumed.
 //
 // The scratch fields have the subdomain's x and y extents (what decides how rows and planes sit in
 // the caches) and kScratchPlanes planes, or more where the three fields would otherwise fit in twice
@@ -12,6 +14,7 @@
 // candidate with the best median is chosen: never slower than the configured block as measured here.
 #include <cstdint>
 #include <functional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -24,12 +27,15 @@ namespace wave3d {
 
 inline constexpr std::int64_t kScratchPlanes = 48;
 
-// What tells two candidates apart: block size and time steps per sweep.
-inline std::pair<Index3, int> candidate_key(const Blocking& b) { return {b.size, b.steps}; }
+// What tells two candidates apart: kernel, block size and time steps per sweep.
+inline std::tuple<KernelVariant, Index3, int> candidate_key(KernelVariant variant, const Blocking& b) {
+  return {variant, b.size, b.steps};
+}
 
 struct TuningMeasurement {
   Blocking blocking;
   double mpoints_per_second = 0;  // the slowest rank's
+  KernelVariant variant = KernelVariant::blocked;
 };
 
 // How long the tuner may measure: `fraction` of the run it tunes (estimated from the first
@@ -53,6 +59,7 @@ struct TuningBudget {
 
 struct TuningOutcome {
   Blocking blocking;                         // the fastest measured (best median of its measurements)
+  KernelVariant variant = KernelVariant::blocked;  // the kernel it was measured with
   std::vector<TuningMeasurement> measured;   // in the order measured, the leaders' repeats included
   double seconds = 0;                        // spent measuring (the slowest rank's)
   double budget_seconds = 0;                 // what it was allowed
@@ -66,6 +73,11 @@ struct TuningOutcome {
 // shapes tried depend on how `variant` walks a block.
 std::vector<Index3> block_size_candidates(const Index3& extent, const Index3& first, int threads = 1,
                                           KernelVariant variant = KernelVariant::blocked);
+// The kernels a search of block sizes measures for stencil.kernel = `choice`: for "auto", where the
+// z columns can run (their window fits the registers), both the columns and the blocked rows (which
+// one wins depends on the radius and the machine: the columns by 1.6x at R = 2 on one AMD Zen 4, the
+// rows by 1.1-1.4x at R = 1 on another), the rule's favourite first; else the one kernel chosen.
+std::vector<KernelVariant> kernel_candidates(KernelChoice choice, int radius);
 // The candidate time steps per sweep (1 first), at most max_steps.
 std::vector<int> sweep_step_candidates(int radius, std::int64_t rows, int max_steps = kMaxStepsPerSweep);
 // The candidate tile heights (blocking.size along y) of a sweep of `steps` levels over `rows` rows,

@@ -36,7 +36,7 @@ std::optional<std::filesystem::path> tuning_cache_path(const std::string& settin
   return std::nullopt;
 }
 
-std::optional<Blocking> read_tuning_cache(const std::filesystem::path& file, const TuningKey& key,
+std::optional<CachedTuning> read_tuning_cache(const std::filesystem::path& file, const TuningKey& key,
                                           double wanted_seconds) {
   const nlohmann::json doc = read_document(file);
   if (!doc.contains("entries")) return std::nullopt;
@@ -45,11 +45,15 @@ std::optional<Blocking> read_tuning_cache(const std::filesystem::path& file, con
     if (!entry.is_object() || entry.value("key", nlohmann::json()) != wanted) continue;
     try {
       if (entry.value("budget_spent", false) && entry.value("budget_s", 0.0) < wanted_seconds) return std::nullopt;
-      Blocking b;
+      CachedTuning found;
+      Blocking& b = found.blocking;
       b.size = entry.at("blocking").at("size").get<Index3>();
       b.steps = entry.at("blocking").at("steps").get<int>();
       if (b.steps < 1 || b.size[0] < 0 || b.size[1] < 0 || b.size[2] < 0) return std::nullopt;
-      return b;
+      const auto variant = kernel_variant_named(entry.at("blocking").at("kernel").get<std::string>());
+      if (!variant) return std::nullopt;
+      found.variant = *variant;
+      return found;
     } catch (const nlohmann::json::exception&) {
       return std::nullopt;
     }
@@ -66,9 +70,11 @@ void write_tuning_cache(const std::filesystem::path& file, const TuningKey& key,
     if (!entry.is_object() || entry.value("key", nlohmann::json()) != wanted) kept.push_back(entry);
   nlohmann::json measured = nlohmann::json::array();
   for (const TuningMeasurement& m : outcome.measured)
-    measured.push_back({{"size", m.blocking.size}, {"steps", m.blocking.steps}, {"mpoints_per_second", m.mpoints_per_second}});
+    measured.push_back({{"kernel", to_string(m.variant)}, {"size", m.blocking.size}, {"steps", m.blocking.steps},
+                        {"mpoints_per_second", m.mpoints_per_second}});
   kept.push_back({{"key", wanted},
-                  {"blocking", {{"size", outcome.blocking.size}, {"steps", outcome.blocking.steps}}},
+                  {"blocking", {{"kernel", to_string(outcome.variant)}, {"size", outcome.blocking.size},
+                                {"steps", outcome.blocking.steps}}},
                   {"measured", measured},
                   {"measure_s", outcome.seconds},
                   {"budget_s", outcome.budget_seconds},

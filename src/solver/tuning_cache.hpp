@@ -14,7 +14,7 @@
 namespace wave3d {
 
 // What a measurement depends on: the machine (CPU model and hardware threads), the threads per rank,
-// the kernel, radius and precision, the subdomain's extent and what was searched: block sizes, and
+// the kernel asked for ("auto" when the tuner chooses it), radius and precision, the subdomain's extent and what was searched: block sizes, and
 // time steps per sweep (searched up to a limit, or given).
 struct TuningKey {
   std::string machine;
@@ -30,6 +30,12 @@ struct TuningKey {
   nlohmann::json to_json() const;
 };
 
+// What an entry answers: the blocking and the kernel it was measured with.
+struct CachedTuning {
+  Blocking blocking;
+  KernelVariant variant = KernelVariant::blocked;
+};
+
 // The file blocking.cache names: "" = $XDG_CACHE_HOME/wave3d/blocking.json (or
 // $HOME/.cache/wave3d/blocking.json; nullopt without either), "off" = nullopt, else the path given.
 std::optional<std::filesystem::path> tuning_cache_path(const std::string& setting);
@@ -37,7 +43,7 @@ std::optional<std::filesystem::path> tuning_cache_path(const std::string& settin
 // The blocking stored for `key`, if the file exists, parses and holds an entry for it. An entry whose
 // measuring stopped at a budget shorter than `wanted_seconds` (it skipped candidates that a search
 // of wanted_seconds would measure) does not count: a longer search is not answered by a shorter one.
-std::optional<Blocking> read_tuning_cache(const std::filesystem::path& file, const TuningKey& key,
+std::optional<CachedTuning> read_tuning_cache(const std::filesystem::path& file, const TuningKey& key,
                                           double wanted_seconds = 0);
 
 // Stores (or replaces) the entry for `key`, atomically; the other entries stay. The header (output/

@@ -17,6 +17,8 @@ KernelVariant kernel_variant(KernelChoice choice, int radius) {
     case KernelChoice::columns: return KernelVariant::columns;
     case KernelChoice::automatic: break;
   }
+  // The kernel a run takes for "auto" without a size search, and the block tuner's first candidate
+  // when it searches (it then measures the blocked rows too: kernel_candidates in block_tuner.hpp).
   // Measured with `wave3d bench --kernel` (256^3, 2 threads, interleaved runs): where the z window
   // fits the registers (AVX-512, AMD Zen 4) the z columns beat the blocked rows by 1.1x at R = 4 and
   // 1.5-1.6x at R = 8; at R = 1, where a point has few z neighbours to save, they lose by 1.1-1.4x, and
@@ -24,6 +26,16 @@ KernelVariant kernel_variant(KernelChoice choice, int radius) {
   // rows stay. Where the window spills, blocked rows win (AVX2, AMD Zen 1: faster than jammed rows at
   // every radius, 1.6x at R = 1).
   return radius >= 4 && column_window_fits_registers(radius) ? KernelVariant::columns : KernelVariant::blocked;
+}
+
+KernelChoice kernel_choice_for(KernelVariant variant) {
+  switch (variant) {
+    case KernelVariant::reference: return KernelChoice::reference;
+    case KernelVariant::blocked: return KernelChoice::blocked;
+    case KernelVariant::jammed: return KernelChoice::jammed;
+    case KernelVariant::columns: return KernelChoice::columns;
+  }
+  return KernelChoice::automatic;
 }
 
 namespace {

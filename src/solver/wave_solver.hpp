@@ -22,6 +22,8 @@ namespace wave3d {
 
 // The variant stencil.kernel asks for at `radius`; "auto" is the one measured fastest (see the .cpp).
 KernelVariant kernel_variant(KernelChoice choice, int radius);
+// The stencil.kernel setting that runs `variant`.
+KernelChoice kernel_choice_for(KernelVariant variant);
 
 template <typename T>
 class WaveSolver {

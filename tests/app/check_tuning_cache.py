@@ -52,23 +52,33 @@ def main():
     expect(doc["kernel"]["tuning"]["source"] == "measured" and doc["kernel"]["blocks_requested"] == "auto",
            f"run.json of the first run: {doc['kernel']}")
     chosen = doc["kernel"]["blocks"]
+    kernel = doc["kernel"]["name"]
+    expect(kernel in ("columns", "blocked"), f"stencil.kernel = auto runs the columns or the blocked rows: {kernel}")
 
     second = run(base + ["--set", f"output.directory={work / 'second'}"])
     expect(re.search(r"^tuning: +read from .*blocking.json", second, re.M), "the second run reads the cache:\n" + second)
     doc2 = run_json(work / "second")
-    expect(doc2["kernel"]["tuning"]["source"] == "cache" and doc2["kernel"]["blocks"] == chosen,
-           f"the second run uses the cached blocks {chosen}: {doc2['kernel']}")
+    expect(doc2["kernel"]["tuning"]["source"] == "cache" and doc2["kernel"]["blocks"] == chosen
+           and doc2["kernel"]["name"] == kernel,
+           f"the second run uses the cached kernel {kernel} and blocks {chosen}: {doc2['kernel']}")
     expect(doc2["checksum"] == doc["checksum"], "both runs give the same field")
 
     tuned = run([a.wave3d, "tune", *COMMON, "--set", f"blocking.cache={cache}", "--seconds", "0.5", "--sweep-steps"])
     size = re.search(r"^size = \[(\d+), (\d+), (\d+)\]$", tuned, re.M)
     steps = re.search(r"^steps = (\d+)$", tuned, re.M)
     expect(size and steps and "<- chosen" in tuned, "wave3d tune prints its measurements and config lines:\n" + tuned)
-    lines = work / "tuned.toml"
-    lines.write_text(tuned[tuned.index("[blocking]"):])
-    third = run([a.wave3d, "run", *COMMON, "--set", f"output.directory={work / 'third'}", "--set",
+    # Where both kernels run, tune says which it chose and prints it as a config line too.
+    among = re.search(r"kernel (\w+) \(chosen among (\w+), (\w+)\)", tuned)
+    kernel_line = re.search(r'^kernel = "(\w+)"$', tuned, re.M)
+    expect(bool(among) == bool(kernel_line) and (not among or among.group(1) == kernel_line.group(1)),
+           "wave3d tune names the kernel it chose in its header and its config lines:\n" + tuned)
+    given_kernel = ["--set", f"stencil.kernel={kernel_line.group(1)}"] if kernel_line else []
+    third = run([a.wave3d, "run", *COMMON, *given_kernel, "--set", f"output.directory={work / 'third'}", "--set",
                  f"blocking.size={size.group(1)},{size.group(2)},{size.group(3)}", "--set", f"blocking.steps={steps.group(1)}"])
     expect(re.search(r"^tuning: +none", third, re.M), "a run with given blocks measures nothing:\n" + third)
+    if kernel_line:
+        expect(run_json(work / "third")["kernel"]["name"] == kernel_line.group(1),
+               "the run given tune's config lines runs the kernel tune chose")
     expect(run_json(work / "third")["checksum"] == doc["checksum"], "the tuned blocking gives the same field")
     print("passed: measured, cached, read back, tuned on its own; one field throughout")
     return 0

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <unistd.h>
 
@@ -103,22 +104,30 @@ TEST(BlockTuner, ChoosesTheFastestMeasuredCandidate) {
   EXPECT_FALSE(out.budget_spent);
   // Each candidate's rates; the chosen one has the best median. A leader is measured twice more after
   // the sizes and again after the steps: at most 5 times.
-  std::map<std::pair<Index3, int>, std::vector<double>> rates;
-  for (const TuningMeasurement& m : out.measured) rates[{m.blocking.size, m.blocking.steps}].push_back(m.mpoints_per_second);
-  const auto chosen = rates.find({out.blocking.size, out.blocking.steps});
+  std::map<std::tuple<KernelVariant, Index3, int>, std::vector<double>> rates;
+  for (const TuningMeasurement& m : out.measured) rates[candidate_key(m.variant, m.blocking)].push_back(m.mpoints_per_second);
+  const auto chosen = rates.find(candidate_key(out.variant, out.blocking));
   ASSERT_NE(chosen, rates.end());
   std::size_t one_step = 0, measured_again = 0;
   std::set<int> steps_tried;
   for (const auto& [key, r] : rates) {
+    const auto& [variant, size, steps] = key;
     EXPECT_LE(median_of(r), median_of(chosen->second));
     EXPECT_LE(r.size(), 5u);
     measured_again += r.size() > 1 ? 1 : 0;
-    if (key.second == 1) ++one_step;
-    else EXPECT_GE(key.first[1], min_temporal_tile_rows(key.second, 2));
-    steps_tried.insert(key.second);
+    if (steps == 1) ++one_step;
+    else {
+      EXPECT_GE(size[1], min_temporal_tile_rows(steps, 2));
+      EXPECT_EQ(variant, out.variant);  // the steps are searched with the chosen kernel
+    }
+    steps_tried.insert(steps);
   }
-  // Every size candidate at one step per sweep, every step count, and the leaders measured again.
-  EXPECT_EQ(one_step, block_size_candidates(c.grid.n, c.blocking.size, 2, kernel_variant(c.kernel, c.grid.radius)).size());
+  // Every size candidate of every kernel at one step per sweep, every step count, and the leaders
+  // measured again.
+  std::size_t sizes = 0;
+  for (KernelVariant v : kernel_candidates(c.kernel, c.grid.radius))
+    sizes += block_size_candidates(c.grid.n, c.blocking.size, 2, v).size();
+  EXPECT_EQ(one_step, sizes);
   const std::vector<int> steps = sweep_step_candidates(2, c.grid.n[1], max_steps);
   EXPECT_EQ(steps_tried, std::set<int>(steps.begin(), steps.end()));
   EXPECT_GE(measured_again, 2u);
@@ -137,10 +146,11 @@ TEST(BlockTuner, ALuckyMeasurementIsMeasuredAgain) {
     return ++calls == 4 ? s / 100 : s;
   });
   ASSERT_GT(out.measured.size(), 2u);
-  const Blocking lucky = out.measured[1].blocking;
+  const TuningMeasurement lucky = out.measured[1];
   std::vector<double> lucky_rates;
   for (const TuningMeasurement& m : out.measured)
-    if (m.blocking.size == lucky.size) lucky_rates.push_back(m.mpoints_per_second);
+    if (candidate_key(m.variant, m.blocking) == candidate_key(lucky.variant, lucky.blocking))
+      lucky_rates.push_back(m.mpoints_per_second);
   ASSERT_EQ(lucky_rates.size(), 3u);  // once by chance, then twice more as a leader
   EXPECT_GT(lucky_rates[0], 20 * std::max(lucky_rates[1], lucky_rates[2]));
 }
@@ -179,6 +189,54 @@ TEST(BlockTuner, NothingToTuneMeasuresNothing) {
   EXPECT_EQ(out.blocking.size, c.blocking.size);
 }
 
+TEST(BlockTuner, AutoKernelMeasuresTheColumnsAndTheRowsWhereBothRun) {
+  for (int r : kSupportedRadii) {
+    const std::vector<KernelVariant> candidates = kernel_candidates(KernelChoice::automatic, r);
+    ASSERT_FALSE(candidates.empty());
+    EXPECT_EQ(candidates.front(), kernel_variant(KernelChoice::automatic, r)) << "R = " << r;  // the rule's first
+    if (column_window_fits_registers(r)) {
+      EXPECT_EQ(std::set<KernelVariant>(candidates.begin(), candidates.end()),
+                (std::set<KernelVariant>{KernelVariant::columns, KernelVariant::blocked}));
+    } else {
+      EXPECT_EQ(candidates, std::vector<KernelVariant>{KernelVariant::blocked});
+    }
+    // A kernel asked for by name is the only one measured.
+    EXPECT_EQ(kernel_candidates(KernelChoice::jammed, r), std::vector<KernelVariant>{KernelVariant::jammed});
+  }
+}
+
+// With stencil.kernel = "auto" both kernels are measured, their first candidates first, and the
+// chosen kernel and block are the candidate with the best median over both.
+TEST(BlockTuner, ChoosesTheKernelOfTheFastestCandidate) {
+  if (!column_window_fits_registers(2)) GTEST_SKIP() << "the z columns do not run at R = 2 in this build";
+  omp_set_num_threads(1);
+  const RunConfig c = small_config();
+  TuningBudget budget;
+  budget.floor_seconds = budget.cap_seconds = 5.0;
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, true, false, 1, budget, same_time);
+  const std::vector<KernelVariant> kernels = kernel_candidates(c.kernel, c.grid.radius);
+  ASSERT_EQ(kernels.size(), 2u);
+  ASSERT_GT(out.measured.size(), 2u);
+  EXPECT_EQ(out.measured[0].variant, kernels[0]);
+  EXPECT_EQ(out.measured[1].variant, kernels[1]);
+  EXPECT_EQ(out.measured[1].blocking.size, c.blocking.size);  // each kernel starts with the configured block
+  std::map<std::tuple<KernelVariant, Index3, int>, std::vector<double>> rates;
+  for (const TuningMeasurement& m : out.measured) rates[candidate_key(m.variant, m.blocking)].push_back(m.mpoints_per_second);
+  const double chosen = median_of(rates.at(candidate_key(out.variant, out.blocking)));
+  for (const auto& [key, r] : rates) EXPECT_LE(median_of(r), chosen);
+}
+
+TEST(BlockTuner, GivenBlockSizesKeepTheConfiguredKernel) {
+  omp_set_num_threads(1);
+  const RunConfig c = small_config();
+  TuningBudget budget;
+  budget.floor_seconds = budget.cap_seconds = 5.0;
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, false, true, 3, budget, same_time);
+  ASSERT_FALSE(out.measured.empty());
+  for (const TuningMeasurement& m : out.measured) EXPECT_EQ(m.variant, kernel_variant(c.kernel, c.grid.radius));
+  EXPECT_EQ(out.variant, kernel_variant(c.kernel, c.grid.radius));
+}
+
 class TuningCacheFile : public ::testing::Test {
  protected:
   std::filesystem::path dir = std::filesystem::temp_directory_path() /
@@ -206,9 +264,9 @@ TEST_F(TuningCacheFile, StoresReadsAndKeepsOtherEntries) {
   const auto ra = read_tuning_cache(file, a);
   const auto rb = read_tuning_cache(file, b);
   ASSERT_TRUE(ra && rb);
-  EXPECT_EQ(ra->size, (Index3{0, 32, 8}));
-  EXPECT_EQ(rb->size, (Index3{0, 8, 64}));
-  EXPECT_EQ(rb->steps, 3);
+  EXPECT_EQ(ra->blocking.size, (Index3{0, 32, 8}));
+  EXPECT_EQ(rb->blocking.size, (Index3{0, 8, 64}));
+  EXPECT_EQ(rb->blocking.steps, 3);
   TuningKey other = a;
   other.subdomain = {64, 64, 32};
   EXPECT_FALSE(read_tuning_cache(file, other).has_value());
@@ -232,8 +290,8 @@ TEST_F(TuningCacheFile, AnEntryCutShortByASmallerBudgetDoesNotAnswerALongerSearc
   write_tuning_cache(file, a, whole_search);
   const auto read = read_tuning_cache(file, a, 10.0);
   ASSERT_TRUE(read.has_value());
-  EXPECT_EQ(read->size, (Index3{0, 32, 16}));
-  EXPECT_EQ(read->steps, 2);
+  EXPECT_EQ(read->blocking.size, (Index3{0, 32, 16}));
+  EXPECT_EQ(read->blocking.steps, 2);
 }
 
 TEST(TuningBudgetRequest, FixedSecondsOrAShareOfTheRun) {
@@ -248,6 +306,19 @@ TEST(TuningBudgetRequest, FixedSecondsOrAShareOfTheRun) {
   EXPECT_EQ(fixed.fixed_seconds(), 10.0);
   EXPECT_EQ(fixed.seconds_for(1000.0), 10.0);
   EXPECT_EQ(fixed.seconds_for(1e-3), 10.0);
+}
+
+TEST_F(TuningCacheFile, KeepsTheKernelTheTunerChose) {
+  const TuningKey a{"cpu", 2, "auto", 2, "single", {64, 64, 64}, true, false};
+  TuningOutcome o = outcome_with({0, 16, 16}, 1);
+  o.variant = KernelVariant::columns;
+  write_tuning_cache(file, a, o);
+  const auto read = read_tuning_cache(file, a);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->variant, KernelVariant::columns);
+  o.variant = KernelVariant::blocked;
+  write_tuning_cache(file, a, o);
+  EXPECT_EQ(read_tuning_cache(file, a)->variant, KernelVariant::blocked);
 }
 
 TEST_F(TuningCacheFile, ACorruptFileReadsAsEmptyAndIsRewritten) {
