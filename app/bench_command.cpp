@@ -159,8 +159,7 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
             ? std::string("auto (the block tuner's choice for each case, under its row)")
             : fmt::format("{} x {} x {}", blocks.size[0], blocks.size[1], blocks.size[2]);
     const std::vector<KernelVariant> kernels =
-        settings.stencil.tune.size ? kernel_candidates(settings.stencil.kernel, settings.stencil.grid.radius)
-                                   : std::vector{kernel_variant(settings.stencil.kernel, settings.stencil.grid.radius)};
+        kernel_candidates(settings.stencil.kernel, settings.stencil.grid.radius, settings.stencil.tune.size);
     const std::string kernel_text =
         kernels.size() > 1 ? fmt::format("chosen by the block tuner for each case between {} and {} (under its row)",
                                          to_string(kernels[0]), to_string(kernels[1]))

@@ -7,7 +7,6 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <tuple>
 #include <string>
 #include <vector>
 
@@ -54,8 +53,7 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
                                   ? tune_for_run<float>(config, comm, owned, max_steps, budget, true)
                                   : tune_for_run<double>(config, comm, owned, max_steps, budget, true);
   if (rank != 0) return 0;
-  const std::vector<KernelVariant> kernels = config.tune.size ? kernel_candidates(config.kernel, config.grid.radius)
-                                                               : std::vector{tuned.variant};
+  const std::vector<KernelVariant> kernels = kernel_candidates(config.kernel, config.grid.radius, config.tune.size);
   std::vector<std::string_view> kernel_names;
   for (KernelVariant v : kernels) kernel_names.push_back(to_string(v));
   fmt::print("wave3d tune: {} rank(s) x {} thread(s), subdomain {} x {} x {} (rank 0), kernel {}{}, R = {}, {} "
@@ -71,7 +69,7 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
   for (std::size_t i = 0; i < measured.size(); ++i)
     if (candidate_key(measured[i].variant, measured[i].blocking) == candidate_key(tuned.variant, tuned.blocking))
       last_chosen = i;
-  std::set<std::tuple<KernelVariant, Index3, int>> seen;
+  std::set<CandidateKey> seen;
   for (std::size_t i = 0; i < measured.size(); ++i) {
     const Blocking& b = measured[i].blocking;
     const bool again = !seen.insert(candidate_key(measured[i].variant, b)).second;

@@ -22,7 +22,7 @@ TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box
   TuningKey key;
   key.machine = fmt::format("{} ({} hardware threads)", machine.cpu_model.value_or("unknown CPU"), machine.pus);
   key.threads = omp_get_max_threads();
-  key.kernel = kernel_candidates(config.kernel, config.grid.radius).size() > 1 && config.tune.size
+  key.kernel = kernel_candidates(config.kernel, config.grid.radius, config.tune.size).size() > 1
                    ? std::string(enum_name(config.kernel))
                    : std::string(to_string(kernel_variant(config.kernel, config.grid.radius)));
   key.radius = config.grid.radius;

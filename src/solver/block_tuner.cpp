@@ -71,7 +71,7 @@ TuningBudget TuningBudget::for_request(const TuningRequest& request, double run_
 }
 
 std::size_t TuningOutcome::candidates() const {
-  std::set<std::tuple<KernelVariant, Index3, int>> distinct;
+  std::set<CandidateKey> distinct;
   for (const TuningMeasurement& m : measured) distinct.insert(candidate_key(m.variant, m.blocking));
   return distinct.size();
 }
@@ -101,9 +101,9 @@ std::vector<Index3> block_size_candidates(const Index3& extent, const Index3& fi
   return candidates.empty() ? starving : candidates;
 }
 
-std::vector<KernelVariant> kernel_candidates(KernelChoice choice, int radius) {
+std::vector<KernelVariant> kernel_candidates(KernelChoice choice, int radius, bool searching_sizes) {
   const KernelVariant favourite = kernel_variant(choice, radius);
-  if (choice != KernelChoice::automatic || !column_window_fits_registers(radius)) return {favourite};
+  if (!searching_sizes || choice != KernelChoice::automatic || !column_window_fits_registers(radius)) return {favourite};
   return favourite == KernelVariant::columns ? std::vector{KernelVariant::columns, KernelVariant::blocked}
                                              : std::vector{KernelVariant::blocked, KernelVariant::columns};
 }
@@ -141,14 +141,11 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   const auto planes = std::max(kScratchPlanes, static_cast<std::int64_t>(std::ceil(budget.scratch_bytes / plane_bytes)));
   ScratchFields<T> scratch(owned, config.grid.radius, planes);
   const std::vector<double> weights = second_derivative_weights(config.grid.radius);
-  // The kernel is searched with the block sizes only: given sizes were chosen for the configured one.
-  const std::vector<KernelVariant> variants =
-      tune_size ? kernel_candidates(config.kernel, config.grid.radius)
-                : std::vector{kernel_variant(config.kernel, config.grid.radius)};
+  const std::vector<KernelVariant> variants = kernel_candidates(config.kernel, config.grid.radius, tune_size);
   out.variant = variants.front();
   // Every rate measured per candidate (kernel, size x, y, z and steps): a candidate measured again
   // is judged by the median of its rates.
-  std::map<std::tuple<KernelVariant, Index3, int>, std::vector<double>> rates;
+  std::map<CandidateKey, std::vector<double>> rates;
   const auto score = [&](const TuningMeasurement& m) { return median_of(rates.at(candidate_key(m.variant, m.blocking))); };
   // Each candidate runs one warm-up sweep, then enough sweeps to take about this long (the slowest
   // rank's time decides how many, so that every rank runs as many).
@@ -194,7 +191,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     constexpr int kRounds = 2;
     for (int round = 0; round < kRounds; ++round) {
       std::vector<TuningMeasurement> leaders;
-      std::set<std::tuple<KernelVariant, Index3, int>> seen;
+      std::set<CandidateKey> seen;
       for (const TuningMeasurement& m : out.measured)
         if (seen.insert(candidate_key(m.variant, m.blocking)).second) leaders.push_back(m);
       std::stable_sort(leaders.begin(), leaders.end(),

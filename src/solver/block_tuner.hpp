@@ -28,9 +28,8 @@ namespace wave3d {
 inline constexpr std::int64_t kScratchPlanes = 48;
 
 // What tells two candidates apart: kernel, block size and time steps per sweep.
-inline std::tuple<KernelVariant, Index3, int> candidate_key(KernelVariant variant, const Blocking& b) {
-  return {variant, b.size, b.steps};
-}
+using CandidateKey = std::tuple<KernelVariant, Index3, int>;
+inline CandidateKey candidate_key(KernelVariant variant, const Blocking& b) { return {variant, b.size, b.steps}; }
 
 struct TuningMeasurement {
   Blocking blocking;
@@ -76,8 +75,9 @@ std::vector<Index3> block_size_candidates(const Index3& extent, const Index3& fi
 // The kernels a search of block sizes measures for stencil.kernel = `choice`: for "auto", where the
 // z columns can run (their window fits the registers), both the columns and the blocked rows (which
 // one wins depends on the radius and the machine: the columns by 1.6x at R = 2 on one AMD Zen 4, the
-// rows by 1.1-1.4x at R = 1 on another), the rule's favourite first; else the one kernel chosen.
-std::vector<KernelVariant> kernel_candidates(KernelChoice choice, int radius);
+// rows by 1.1-1.4x at R = 1 on another), the rule's favourite first; else the one kernel chosen. A
+// run with given block sizes (searching_sizes false) keeps the rule's kernel: the sizes were chosen for it.
+std::vector<KernelVariant> kernel_candidates(KernelChoice choice, int radius, bool searching_sizes = true);
 // The candidate time steps per sweep (1 first), at most max_steps.
 std::vector<int> sweep_step_candidates(int radius, std::int64_t rows, int max_steps = kMaxStepsPerSweep);
 // The candidate tile heights (blocking.size along y) of a sweep of `steps` levels over `rows` rows,

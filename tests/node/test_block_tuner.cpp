@@ -104,7 +104,7 @@ TEST(BlockTuner, ChoosesTheFastestMeasuredCandidate) {
   EXPECT_FALSE(out.budget_spent);
   // Each candidate's rates; the chosen one has the best median. A leader is measured twice more after
   // the sizes and again after the steps: at most 5 times.
-  std::map<std::tuple<KernelVariant, Index3, int>, std::vector<double>> rates;
+  std::map<CandidateKey, std::vector<double>> rates;
   for (const TuningMeasurement& m : out.measured) rates[candidate_key(m.variant, m.blocking)].push_back(m.mpoints_per_second);
   const auto chosen = rates.find(candidate_key(out.variant, out.blocking));
   ASSERT_NE(chosen, rates.end());
@@ -220,7 +220,7 @@ TEST(BlockTuner, ChoosesTheKernelOfTheFastestCandidate) {
   EXPECT_EQ(out.measured[0].variant, kernels[0]);
   EXPECT_EQ(out.measured[1].variant, kernels[1]);
   EXPECT_EQ(out.measured[1].blocking.size, c.blocking.size);  // each kernel starts with the configured block
-  std::map<std::tuple<KernelVariant, Index3, int>, std::vector<double>> rates;
+  std::map<CandidateKey, std::vector<double>> rates;
   for (const TuningMeasurement& m : out.measured) rates[candidate_key(m.variant, m.blocking)].push_back(m.mpoints_per_second);
   const double chosen = median_of(rates.at(candidate_key(out.variant, out.blocking)));
   for (const auto& [key, r] : rates) EXPECT_LE(median_of(r), chosen);
