@@ -34,6 +34,15 @@ inline void for_each_distance(F&& f) {
   for_each_distance<R>(f, std::make_integer_sequence<int, R>{});
 }
 
+// One row further from the centre on either side, with the pointers' values hidden from the
+// optimiser (see update_column).
+template <typename T>
+inline void step_rows(const T*& up, const T*& down, std::int64_t s1) {
+  up += s1;
+  down -= s1;
+  asm("" : "+r"(up), "+r"(down));
+}
+
 // `planes` points along z of one column of V::width points starting at p (on a cache line), row
 // stride s1, plane stride s2. c holds the weights broadcast to whole vectors. Every load is a whole
 // vector on a cache line; with Partial only the lanes of `store_mask` are stored, so that a column
@@ -62,21 +71,30 @@ inline void update_column(const T* p, T* next, const T* vel, const typename V::r
     __builtin_prefetch(q + s1 + V::width, 0, 3);
     if (z < R) __builtin_prefetch(p + s1 + (z - R) * s2, 0, 3);
     reg lap = V::mul(c[0], window[R]);
+    // The y neighbours' addresses, a row further at each distance. Written as offsets from q, the 2R
+    // offsets k s1 would be loop invariants that the compiler keeps in general registers, more than
+    // there are: it spilled and reloaded them at every point. The empty asm hides the pointers' values
+    // so that they are stepped, two registers in all (one thread ran 1.07x faster in cache, 1.17x
+    // from memory, R = 8).
+    const T* row_up = q;
+    const T* row_down = q;
     if constexpr (V::has_lane_shift && R <= V::width) {
       // The x neighbours are lane shifts of the column's vector and of the vectors on either side:
       // two loads for all 2R of them, none across a cache line.
       const reg before = V::load(q - V::width), after = V::load(q + V::width);
       for_each_distance<R>([&]<int K>() {
+        step_rows(row_up, row_down, s1);
         const reg xs = V::add(V::template behind<K>(before, window[R]), V::template ahead<K>(window[R], after));
-        const reg ys = V::add_on_multiplier(V::load(q - K * s1), V::load(q + K * s1), one);
+        const reg ys = V::add_on_multiplier(V::load(row_down), V::load(row_up), one);
         const reg zs = V::add_on_multiplier(window[R - K], window[R + K], one);
         lap = V::fma(c[K], V::add(V::add(xs, ys), zs), lap);
       });
     } else {
 #pragma GCC unroll 16
       for (int k = 1; k <= R; ++k) {
+        step_rows(row_up, row_down, s1);
         const reg xs = V::add(V::load(q - k), V::load(q + k));
-        const reg ys = V::add_on_multiplier(V::load(q - k * s1), V::load(q + k * s1), one);
+        const reg ys = V::add_on_multiplier(V::load(row_down), V::load(row_up), one);
         const reg zs = V::add_on_multiplier(window[R - k], window[R + k], one);
         lap = V::fma(c[k], V::add(V::add(xs, ys), zs), lap);
       }
