@@ -228,19 +228,27 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   }
   confirm_leaders();
   choose_best();
-  if (tune_steps && temporal_applies) {
+  // Tiles for `steps` levels per sweep around the sizes chosen so far: a sweep of several levels wants
+  // tiles taller than one step's best block (sweep_tile_candidates).
+  const auto try_tile_heights = [&](int steps) {
     const Blocking sized = out.blocking;
-    const KernelVariant sized_variant = out.variant;
-    for (int t : sweep_step_candidates(config.grid.radius, agreed_extent[1], max_steps)) {
-      if (t == 1) continue;  // measured above
-      for (std::int64_t rows : sweep_tile_candidates(t, config.grid.radius, sized.effective(1, agreed_extent[1]),
-                                                     agreed_extent[1], omp_get_max_threads())) {
-        Blocking candidate = sized;
-        candidate.steps = t;
-        candidate.size[1] = rows;
-        try_blocking(candidate, sized_variant);
-      }
+    for (std::int64_t rows : sweep_tile_candidates(steps, config.grid.radius, sized.effective(1, agreed_extent[1]),
+                                                   agreed_extent[1], omp_get_max_threads())) {
+      Blocking candidate = sized;
+      candidate.steps = steps;
+      candidate.size[1] = rows;
+      try_blocking(candidate, out.variant);
     }
+  };
+  if (tune_steps && temporal_applies) {
+    for (int t : sweep_step_candidates(config.grid.radius, agreed_extent[1], max_steps))
+      if (t > 1) try_tile_heights(t);  // t = 1 measured above
+    confirm_leaders();
+    choose_best();
+  } else if (tune_size && start.steps > 1 && temporal_applies) {
+    // Given steps per sweep: the sizes above ran as tiles of those steps, but one step's shapes are
+    // short; the taller tiles the sweep wants are measured too.
+    try_tile_heights(start.steps);
     confirm_leaders();
     choose_best();
   }

@@ -4,6 +4,8 @@
 // fields shaped like the rank's subdomain, and keeps the fastest. With stencil.kernel = "auto" its
 // search of block sizes runs the z columns and the blocked rows alike and keeps the faster kernel
 // too: which one wins depends on the radius and on the machine, so it is measured, not assumed.
+// With blocking.steps given above 1, the sizes are measured as sweeps of that many steps, and then the
+// taller tiles such a sweep wants (sweep_tile_candidates) with the kernel and x, z sizes chosen.
 //
 // The scratch fields have the subdomain's x and y extents (what decides how rows and planes sit in
 // the caches) and kScratchPlanes planes, or more where the three fields would otherwise fit in twice

@@ -182,6 +182,33 @@ TEST(BlockTuner, RanksAgreeThroughTheSlowestTime) {
   EXPECT_GT(out.seconds, 0.0);
 }
 
+// blocking.steps given (> 1) with blocking.size = "auto": every candidate runs that many steps per
+// sweep, and besides one step's shapes the tile heights a sweep wants (sweep_tile_candidates) are
+// measured, with the kernel and the x and z sizes the size search chose.
+TEST(BlockTuner, GivenStepsPerSweepSearchesTheTileHeights) {
+  omp_set_num_threads(1);
+  RunConfig c = small_config();
+  c.grid.n = {40, 96, 30};
+  c.blocking = Blocking{{0, 8, 16}, 2};
+  TuningBudget budget;
+  budget.floor_seconds = budget.cap_seconds = 5.0;
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, true, false, 4, budget, same_time);
+  ASSERT_FALSE(out.budget_spent);
+  EXPECT_EQ(out.blocking.steps, 2);
+  const auto tiles = [&](std::int64_t height) {
+    return plan_temporal_tiles(0, c.grid.n[1], height, 2, c.grid.radius).trapezoids.size();
+  };
+  std::set<std::size_t> tilings;  // the tile counts measured with the chosen kernel, x and z sizes
+  for (const TuningMeasurement& m : out.measured) {
+    EXPECT_EQ(m.blocking.steps, 2);
+    if (m.variant == out.variant && m.blocking.size[0] == out.blocking.size[0] && m.blocking.size[2] == out.blocking.size[2])
+      tilings.insert(tiles(m.blocking.size[1]));
+  }
+  const std::int64_t least = min_temporal_tile_rows(2, c.grid.radius);
+  for (std::int64_t h : {4 * least, 2 * least, std::int64_t{64}, 8 * least})
+    EXPECT_EQ(tilings.count(tiles(h)), 1u) << "tiles of " << h << " rows not measured";
+}
+
 TEST(BlockTuner, NothingToTuneMeasuresNothing) {
   const RunConfig c = small_config();
   const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, false, true, 1, TuningBudget{}, same_time);
