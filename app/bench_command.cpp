@@ -21,6 +21,7 @@
 #include "mpi/environment.hpp"
 #include "mpi/quiet_wait.hpp"
 #include "output/json_document.hpp"
+#include "probe/fma_peak.hpp"
 #include "probe/stream.hpp"
 #include "runtime/byte_size.hpp"
 #include "runtime/machine_info.hpp"
@@ -38,7 +39,6 @@ struct BenchOptions {
   std::int64_t grid = 0;        // cube edge; 0: the smallest multiple of 16 with fields >= 8x the LLC
   int steps = 10;
   int repetitions = 5;
-  int fma_units = 2;
   std::string blocking = fmt::format("{},{},{}", bench_default_blocking[0], bench_default_blocking[1],
                                      bench_default_blocking[2]);  // or "auto"
   double tune_seconds = 10.0;  // the block tuner's measuring per case, as wave3d tune's
@@ -100,6 +100,7 @@ nlohmann::json to_json(const BenchCase& c) {
                             {"max", c.triad_gbytes.max}}},
           {"bandwidth_bound_mpoints_per_second", c.bandwidth_bound_mpoints},
           {"fraction_of_bandwidth_bound", c.fraction_of_bandwidth_bound()},
+          {"fma_peak_gflop_per_second", optional(c.fma_peak_gflops)},
           {"compute_bound_mpoints_per_second", optional(c.compute_bound_mpoints)},
           {"field_bytes", c.field_bytes},
           {"process_grid", c.process_grid},
@@ -127,7 +128,6 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
   settings.steps_per_repetition = o.steps;
   settings.repetitions = o.repetitions;
   settings.stream_elements = default_stream_elements(llc);
-  settings.fma_units = o.fma_units;
   settings.bind = !o.no_bind;
   settings.stencil.memory.huge_pages = !o.base_pages;
   settings.launch_cpus = launch_affinity();
@@ -173,10 +173,10 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
                format_bytes(settings.stream_elements * 8), bytes_per_point);
     fmt::print("  pages: {} for the fields and the triad's arrays (transparent huge pages on this system: {})\n",
                o.base_pages ? "base pages" : "transparent huge pages asked for (madvise)", transparent_huge_page_mode());
-    fmt::print("  compute bound = cores x {} x {}-byte vectors x 2 flops per FMA x {} FMA units (assumed) / {} "
-               "flops per point\n",
-               machine.cpu_mhz ? fmt::format("{:.0f} MHz ({})", *machine.cpu_mhz, machine.cpu_mhz_source) : "clock unknown",
-               machine.simd_bytes ? std::to_string(*machine.simd_bytes) : "?", o.fma_units, flops_per_point);
+    fmt::print("  compute bound = multiply-add peak measured on the case's threads just before the stencil "
+               "(12 chains of {}-lane {} FMAs per thread, all threads at once, {:.1f} s) / {} flops per point\n",
+               single ? fma_peak_lanes<float>() : fma_peak_lanes<double>(), fma_peak_vectors(),
+               settings.fma_peak_seconds, flops_per_point);
     fmt::print("  T = time steps per sweep (temporal blocking; the bounds are those of one step per sweep, which "
                "T > 1 can exceed)\n");
     fmt::print("\n{:>11} {:>3} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>7} {:>9} {:>7} {:>7}  {}\n", "ranks x thr", "T",
@@ -279,9 +279,6 @@ Command add_bench_command(CLI::App& parent) {
                   "wave3d tune --seconds; a bench case is too short for a run's few percent); once kept in the "
                   "tuning cache, a later bench reads it instead")
       ->check(CLI::Range(0.01, 3600.0))
-      ->capture_default_str();
-  cli->add_option("--fma-units", o->fma_units, "FMA pipes per core assumed for the compute bound")
-      ->check(CLI::Range(1, 8))
       ->capture_default_str();
   cli->add_option("--halo", o->halo, "Halo exchange mode of the multi-rank case")
       ->check(CLI::IsMember(enum_words<HaloMode>()))

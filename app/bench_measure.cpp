@@ -14,6 +14,7 @@
 #include "field/huge_pages.hpp"
 #include "field/memory_placement.hpp"
 #include "mpi/collective.hpp"
+#include "probe/fma_peak.hpp"
 #include "probe/stream.hpp"
 #include "runtime/bind_threads.hpp"
 #include "runtime/machine_info.hpp"
@@ -72,13 +73,6 @@ std::int64_t default_grid_edge(std::uint64_t llc_bytes) {
   return n;
 }
 
-std::optional<double> peak_gflops(int cores, int bytes_per_value, int fma_units) {
-  const MachineInfo machine = collect_machine_info();
-  if (!machine.cpu_mhz || !machine.simd_bytes) return std::nullopt;
-  const double lanes = static_cast<double>(*machine.simd_bytes) / bytes_per_value;
-  return cores * (*machine.cpu_mhz / 1e3) * lanes * 2.0 * fma_units;
-}
-
 BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   int ranks = 1, rank = 0;
   MPI_Comm_size(comm, &ranks);
@@ -126,6 +120,13 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   const KernelBandwidth& triad = triad_result[StreamKernel::triad];
   c.triad_gbytes = {mpi::allreduce_sum(comm, triad.worst_gbs), mpi::allreduce_sum(comm, triad.median_gbs),
                     mpi::allreduce_sum(comm, triad.best_gbs)};
+  // The multiply-add peak on every rank at once too, in the stencil's precision: the compute bound.
+  std::optional<double> peak;
+  mpi::collectively(comm, [&] {
+    peak = s.stencil.precision == Precision::single ? measure_fma_peak_gflops<float>(threads, s.fma_peak_seconds)
+                                                    : measure_fma_peak_gflops<double>(threads, s.fma_peak_seconds);
+  });
+  if (peak) c.fma_peak_gflops = mpi::allreduce_sum(comm, *peak);
 
   RunConfig config = s.stencil;
   config.threads = threads;
@@ -148,9 +149,7 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   if (rank == 0) c.stencil_mpoints = spread_of(repetition_rates(outcome, s));
   c.gflops = c.stencil_mpoints.median * outcome.flops_per_point / 1e3;
   c.bandwidth_bound_mpoints = c.triad_gbytes.median * 1e3 / outcome.bytes_per_point;
-  const int value_bytes = config.precision == Precision::single ? 4 : 8;
-  if (const auto peak = peak_gflops(ranks * threads, value_bytes, s.fma_units))
-    c.compute_bound_mpoints = *peak * 1e3 / outcome.flops_per_point;
+  if (c.fma_peak_gflops) c.compute_bound_mpoints = *c.fma_peak_gflops * 1e3 / outcome.flops_per_point;
   c.field_bytes = outcome.field_bytes;
   for (const std::string& notice : outcome.placement_notices) add_notice(c.placement_notices, notice);
   c.process_grid = outcome.process_grid;

@@ -21,7 +21,7 @@ struct BenchSettings {
   int repetitions = 5;           // timed; one more runs first as warm-up
   std::size_t stream_elements = 0;
   int stream_repetitions = 10;
-  int fma_units = 2;             // FMA pipes per core assumed for the compute bound
+  double fma_peak_seconds = 0.2;  // how long each thread runs the multiply-add chains of the peak
   // Bind threads for each case (one rank: its threads on the first cores; several: one core each),
   // so the comparison does not depend on where the OS scheduler happens to put them.
   bool bind = true;
@@ -56,7 +56,10 @@ struct BenchCase {
   double gflops = 0;                // at the median
   Spread triad_gbytes;              // STREAM triad over its repetitions
   double bandwidth_bound_mpoints = 0;        // median triad GB/s / bytes per point
-  std::optional<double> compute_bound_mpoints;  // unknown when clock or vector width is unknown
+  // The multiply-add peak measured on the case's threads (all ranks) just before the stencil, and
+  // the compute bound it gives (peak / flops per point); unknown in a build without vector FMA.
+  std::optional<double> fma_peak_gflops;
+  std::optional<double> compute_bound_mpoints;
   std::size_t field_bytes = 0;
   std::optional<double> rss_growth_over_fields;  // (peak RSS - RSS before the fields) / field bytes
   bool verified_finite = true;
@@ -82,13 +85,9 @@ struct BenchCase {
   double fraction_of_bandwidth_bound() const { return stencil_mpoints.median / bandwidth_bound_mpoints; }
 };
 
-// Runs the triad and the stencil with `threads` OpenMP threads on the ranks of comm (all of comm
-// takes part; the stencil grid is decomposed over them). The triad's arrays get the stencil's memory
-// policy (settings.stencil.memory) when it binds pages (node, interleave). Collective over comm.
+// Runs the triad, the multiply-add peak (probe/fma_peak.hpp) and the stencil with `threads` OpenMP
+// threads on the ranks of comm (all of comm takes part; the stencil grid is decomposed over them).
+// The triad's arrays get the stencil's memory policy (settings.stencil.memory) when it binds pages (node, interleave). Collective over comm.
 BenchCase measure_case(const BenchSettings& settings, int threads, MPI_Comm comm);
-
-// Peak single-precision-equivalent flops of `cores` cores from the clock and the compiled vector
-// width, or nullopt when either is unknown.
-std::optional<double> peak_gflops(int cores, int bytes_per_value, int fma_units);
 
 }  // namespace wave3d::app
