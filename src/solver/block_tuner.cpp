@@ -165,7 +165,12 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     rates[candidate_key(variant, candidate)].push_back(rate);
     if (out.measured.size() == 1) out.budget_seconds = budget.seconds_for(rate);
   };
-  const auto try_blocking = [&](const Blocking& candidate, KernelVariant variant) {
+  const auto try_blocking = [&](Blocking candidate, KernelVariant variant) {
+    // Tiles lower than a trapezoid of `steps` levels needs run as that minimum (plan_temporal_tiles):
+    // measured, cached and reported as the tiles that run, and measured once.
+    const std::int64_t least = min_temporal_tile_rows(candidate.steps, config.grid.radius);
+    if (candidate.steps > 1 && candidate.size[1] > 0 && candidate.size[1] < least) candidate.size[1] = least;
+    if (rates.count(candidate_key(variant, candidate)) != 0) return;
     if (!out.measured.empty() && out.seconds >= out.budget_seconds) {
       out.budget_spent = true;
       return;
