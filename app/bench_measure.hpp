@@ -87,7 +87,8 @@ struct BenchCase {
 
 // Runs the triad, the multiply-add peak (probe/fma_peak.hpp) and the stencil with `threads` OpenMP
 // threads on the ranks of comm (all of comm takes part; the stencil grid is decomposed over them).
-// The triad's arrays get the stencil's memory policy (settings.stencil.memory) when it binds pages (node, interleave). Collective over comm.
+// The triad's arrays get the stencil's memory policy (settings.stencil.memory) when it binds pages
+// (node, interleave). Collective over comm.
 BenchCase measure_case(const BenchSettings& settings, int threads, MPI_Comm comm);
 
 }  // namespace wave3d::app

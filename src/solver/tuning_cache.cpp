@@ -4,8 +4,10 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "config/enum_names.hpp"
 #include "output/json_document.hpp"
 #include "output/provenance.hpp"
+#include "solver/wave_solver.hpp"
 
 namespace wave3d {
 namespace {
@@ -50,9 +52,10 @@ std::optional<CachedTuning> read_tuning_cache(const std::filesystem::path& file,
       b.size = entry.at("blocking").at("size").get<Index3>();
       b.steps = entry.at("blocking").at("steps").get<int>();
       if (b.steps < 1 || b.size[0] < 0 || b.size[1] < 0 || b.size[2] < 0) return std::nullopt;
-      const auto variant = kernel_variant_named(entry.at("blocking").at("kernel").get<std::string>());
-      if (!variant) return std::nullopt;
-      found.variant = *variant;
+      // Stored as the variant's name, which is also the stencil.kernel word that runs it.
+      const auto choice = enum_from_name<KernelChoice>(entry.at("blocking").at("kernel").get<std::string>());
+      if (!choice || *choice == KernelChoice::automatic) return std::nullopt;
+      found.variant = kernel_variant(*choice, key.radius);
       return found;
     } catch (const nlohmann::json::exception&) {
       return std::nullopt;

@@ -14,8 +14,9 @@
 namespace wave3d {
 
 // What a measurement depends on: the machine (CPU model and hardware threads), the threads per rank,
-// the kernel asked for ("auto" when the tuner chooses it), radius and precision, the subdomain's extent and what was searched: block sizes, and
-// time steps per sweep (searched up to a limit, or given).
+// the kernel asked for ("auto" when the tuner chooses it), radius and precision, the subdomain's
+// extent and what was searched: block sizes, and time steps per sweep (searched up to a limit, or
+// given).
 struct TuningKey {
   std::string machine;
   int threads = 1;

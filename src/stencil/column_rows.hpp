@@ -55,18 +55,18 @@ inline void update_column(const T* p, T* next, const T* vel, const typename V::r
   reg window[2 * R + 1];  // window[R + d] = plane z + d of this column
 #pragma GCC unroll 17
   for (int d = 0; d <= 2 * R; ++d) window[d] = V::load(p + (d - R) * s2);
+  // How far ahead the prefetches below reach: at R >= 4 two columns rather than one. From memory one
+  // column's time was too short to cover the latency (256^3 grid, AMD Zen 5: R = 8 1.05-1.10x faster
+  // on 1 and 2 threads, R = 4 1.04-1.15x); at R = 2 two columns ahead ran 0.85-0.89x as fast as one.
+  constexpr std::int64_t kAhead = R >= 4 ? 2 : 1;
+  const std::int64_t ahead = kAhead * s1;
   for (std::int64_t z = 0; z < planes; ++z) {
     const T* q = p + z * s2;
     const std::int64_t o = z * s2;
     // The lines the column kAhead rows further reads first and no column before it read: its row R
     // rows away, its z neighbour beyond the block, its vel and next, the vector after it (x
     // neighbours) and, over the first R planes, its z neighbours below the block (read last by the
-    // z block before, long gone from L1). By the time it runs they are in. At R >= 4 two columns
-    // ahead rather than one: from memory, one column's time was too short to cover the latency (256^3
-    // grid, AMD Zen 5: R = 8 1.05-1.10x faster on 1 and 2 threads, R = 4 1.04-1.15x); at R = 2 two
-    // columns ahead ran 0.85-0.89x as fast as one.
-    constexpr std::int64_t kAhead = R >= 4 ? 2 : 1;
-    const std::int64_t ahead = kAhead * s1;
+    // z block before, long gone from L1). By the time it runs they are in.
     __builtin_prefetch(q + ahead + R * s1, 0, 3);
     __builtin_prefetch(q + ahead + (R + 1) * s2, 0, 3);
     // vel is read once a step: asked for as non-temporal, so that it does not push out of the caches

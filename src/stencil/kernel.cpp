@@ -171,12 +171,6 @@ std::string_view to_string(KernelVariant variant) {
   return "unknown";
 }
 
-std::optional<KernelVariant> kernel_variant_named(std::string_view name) {
-  for (KernelVariant v : {KernelVariant::reference, KernelVariant::blocked, KernelVariant::jammed, KernelVariant::columns})
-    if (to_string(v) == name) return v;
-  return std::nullopt;
-}
-
 bool jammed_kernel_built() { return simd::has_native; }
 
 bool column_window_fits_registers(int radius) {

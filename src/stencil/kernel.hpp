@@ -9,7 +9,6 @@
 // compiler-vectorised rows, the same blocks with explicit vectors and register reuse across rows,
 // and the same blocks swept as columns along z with the z neighbours in registers.
 #include <functional>
-#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -27,7 +26,6 @@ enum class KernelVariant {
   columns,    // the same blocks, columns along z with their z neighbours in registers (column_rows.hpp)
 };
 std::string_view to_string(KernelVariant variant);  // "reference", "blocked", "jammed", "columns"
-std::optional<KernelVariant> kernel_variant_named(std::string_view name);  // to_string's inverse
 
 // Whether the z-column kernel's window of 2R + 1 vectors fits this build's vector registers with
 // room for the sums (AVX-512's 32 registers at every radius; AVX2's 16 at R = 1 and 2).
