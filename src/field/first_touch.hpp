@@ -2,7 +2,9 @@
 // Placing the pages of a field: who writes each page first decides the NUMA node it lives on.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "field/field.hpp"
@@ -23,14 +25,22 @@ enum class InitPolicy {
 template <typename T>
 void first_touch(Field<T>& field, InitPolicy policy, const Blocking& blocking, const std::vector<Box>& sweeps = {});
 
-// The work of first_touch(field, InitPolicy::first_touch, blocking, sweeps), open to tests: calls
-// write(begin, end) for every run [begin, end) of element offsets from field.data(), on the thread that
-// computes the block the run belongs to, in the kernel's static schedule. A block's run covers its own
-// points and, where the block lies on a face of the swept box, everything beyond that face (halo,
-// fixed boundary layer, row and plane padding), so each allocated element goes to the thread that
-// computes the nearest updated point, exactly once.
-template <typename T, typename Write>
-void for_each_touch_span(const Field<T>& field, const Blocking& blocking, std::vector<Box> sweeps, Write&& write) {
+// Writes zero into every allocated element of `field` for a kernel that sweeps `region` in slabs of
+// rows, one per thread: thread t of a team of n writes the rows [starts[t], starts[t + 1]) of it,
+// starts = thread_rows(n) (n + 1 values, clipped to the region; temporal blocking's tiles).
+template <typename T>
+void first_touch_rows(Field<T>& field, const Box& region,
+                      const std::function<std::vector<std::int64_t>(int threads)>& thread_rows);
+
+// The work of first_touch: calls write(begin, end) for every run [begin, end) of element offsets from
+// field.data(), on the thread that computes the block the run belongs to. visit_blocks(sweep, body)
+// calls body(block) for the blocks of each sweep on the threads that compute them (for_each_block's
+// static schedule, or a schedule of the kernel's own). A block's run covers its own points and,
+// where the block lies on a face of the swept box, everything beyond that face (halo, fixed boundary
+// layer, row and plane padding), so each allocated element goes to the thread that computes the
+// nearest updated point, exactly once.
+template <typename T, typename VisitBlocks, typename Write>
+void for_each_touch_span_of(const Field<T>& field, std::vector<Box> sweeps, VisitBlocks&& visit_blocks, Write&& write) {
   const Box owned = field.owned();
   if (sweeps.empty()) sweeps = {owned};
   Box swept{};  // the smallest box holding every sweep
@@ -53,7 +63,7 @@ void for_each_touch_span(const Field<T>& field, const Blocking& blocking, std::v
   const Box all = field.with_halo();
   const std::int64_t ld1 = field.row_stride();
   for (const Box& sweep : sweeps) {
-    for_each_block(sweep, blocking, field.owned().lo[0], [&](const Box& b) {
+    visit_blocks(sweep, [&](const Box& b) {
       Box t = b;  // the block stretched over every face of `swept` it lies on
       for (int a = 0; a < 3; ++a) {
         if (b.lo[a] == swept.lo[a]) t.lo[a] = all.lo[a];
@@ -72,6 +82,17 @@ void for_each_touch_span(const Field<T>& field, const Blocking& blocking, std::v
       }
     });
   }
+}
+
+// The same under for_each_block's static schedule of `blocking` (x blocks cut from the owned box's
+// first x), as first_touch(field, InitPolicy::first_touch, blocking, sweeps) does it.
+template <typename T, typename Write>
+void for_each_touch_span(const Field<T>& field, const Blocking& blocking, std::vector<Box> sweeps, Write&& write) {
+  const std::int64_t x_origin = field.owned().lo[0];
+  for_each_touch_span_of(
+      field, std::move(sweeps),
+      [&](const Box& sweep, const auto& body) { for_each_block(sweep, blocking, x_origin, body); },
+      std::forward<Write>(write));
 }
 
 }  // namespace wave3d

@@ -84,10 +84,11 @@ std::vector<KernelVariant> kernel_candidates(KernelChoice choice, int radius, bo
 std::vector<int> sweep_step_candidates(int radius, std::int64_t rows, int max_steps = kMaxStepsPerSweep);
 // The candidate tile heights (blocking.size along y) of a sweep of `steps` levels over `rows` rows,
 // `chosen` (the best height of one step per sweep) first. A tile's trapezoid loses R rows per level
-// on each side to the borders, which compute their levels from memory again: a sweep of several
-// steps gains only with tiles several times 2(steps - 1)R high, taller than one step's best block.
-// Heights that leave a thread without a tile are left out (unless none is left); none below the
-// trapezoid's minimum, none that cut the rows alike.
+// on each side to the borders, narrow pieces, and where a thread sweeps several tiles one after
+// another the border between two of them reads the earlier tile's side from memory again: a sweep
+// of several steps gains only with tiles several times 2(steps - 1)R high, taller than one step's
+// best block. Heights that leave a thread without a tile are left out (unless none is left); none
+// below the trapezoid's minimum, none that give as many tiles as another (plan_sweep_tiles).
 std::vector<std::int64_t> sweep_tile_candidates(int steps, int radius, std::int64_t chosen, std::int64_t rows,
                                                 int threads = 1);
 

@@ -3,8 +3,14 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
+#include <optional>
 #include <stdexcept>
+#include <thread>
 #include <utility>
+
+#include "stencil/block_loop.hpp"
 
 namespace wave3d {
 namespace {
@@ -18,57 +24,69 @@ std::int64_t planes_per_front_step(const Kernel<T>& kernel) {
   return z_block > 0 ? z_block : 16;
 }
 
-// The wave front through one piece: at front position p, level L computes planes [p - (L-1)R,
-// p - (L-1)R + C) of its rows, C planes per step. Level L reads planes up to p - (L-2)R + C - 1 of
-// level L-1, which the same front position computed just before, and overwrites level L-2 below
-// p - (L-1)R + C, which level L-1 no longer reads (its next step reads from p - (L-1)R + C on).
+// The front positions of a sweep, the same for every piece: at front position p, level L computes
+// planes [p - (L-1)R, p - (L-1)R + C) of its rows, C planes per step.
+struct FrontRange {
+  std::int64_t first = 0, end = 0, step = 1;
+  std::int64_t steps() const { return end > first ? (end - first + step - 1) / step : 0; }
+  std::int64_t position(std::int64_t n) const { return first + n * step; }
+};
+
 template <typename T>
-void run_piece(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
-               const LevelBoxes& boxes, int levels, const TemporalPiece& piece,
-               const std::function<void(Field<T>&, const Box&, int)>& after_level) {
-  const int radius = kernel.radius();
-  const std::int64_t lag = radius;
-  const std::int64_t step = planes_per_front_step(kernel);
-  std::int64_t first_front = boxes.at(1).lo[2], end_front = first_front;
+FrontRange front_range(const Kernel<T>& kernel, const LevelBoxes& boxes, int levels) {
+  const std::int64_t lag = kernel.radius();
+  FrontRange range{boxes.at(1).lo[2], boxes.at(1).lo[2], planes_per_front_step(kernel)};
   for (int level = 1; level <= levels; ++level) {
-    first_front = std::min(first_front, boxes.at(level).lo[2] + (level - 1) * lag);
-    end_front = std::max(end_front, boxes.at(level).hi[2] + (level - 1) * lag);
+    range.first = std::min(range.first, boxes.at(level).lo[2] + (level - 1) * lag);
+    range.end = std::max(range.end, boxes.at(level).hi[2] + (level - 1) * lag);
   }
-  for (std::int64_t front = first_front; front < end_front; front += step) {
-    for (int level = 1; level <= levels; ++level) {
-      const Box region = boxes.at(level);
-      const std::int64_t plane = std::max(front - (level - 1) * lag, region.lo[2]);
-      const std::int64_t plane_end = std::min(front - (level - 1) * lag + step, region.hi[2]);
-      if (plane >= plane_end) continue;
-      auto [y_lo, y_hi] = piece.rows_at(level, radius);
-      y_lo = std::max(y_lo, region.lo[1]);
-      y_hi = std::min(y_hi, region.hi[1]);
-      if (y_lo >= y_hi) continue;
-      const Box box{{region.lo[0], y_lo, plane}, {region.hi[0], y_hi, plane_end}};
-      // Odd levels go from current into previous, even ones back: the two buffers alternate.
-      Field<T>& source = level % 2 == 1 ? current : previous;
-      Field<T>& target = level % 2 == 1 ? previous : current;
-      kernel.update_on_this_thread(source, target, vel, box);
-      if (after_level) after_level(target, box, level);
-    }
+  return range;
+}
+
+// Every level of `piece` at front position `front`. Level L reads planes up to
+// front - (L-2)R + C - 1 of level L-1, which the same front position computed just before, and
+// overwrites level L-2 below front - (L-1)R + C, which level L-1 no longer reads (its next step reads
+// from front - (L-1)R + C on).
+template <typename T>
+void run_front_step(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+                    const LevelBoxes& boxes, int levels, const TemporalPiece& piece, std::int64_t front,
+                    std::int64_t step, const std::function<void(Field<T>&, const Box&, int)>& after_level) {
+  const int radius = kernel.radius();
+  for (int level = 1; level <= levels; ++level) {
+    const Box region = boxes.at(level);
+    const std::int64_t plane = std::max(front - (level - 1) * radius, region.lo[2]);
+    const std::int64_t plane_end = std::min(front - (level - 1) * radius + step, region.hi[2]);
+    if (plane >= plane_end) continue;
+    auto [y_lo, y_hi] = piece.rows_at(level, radius);
+    y_lo = std::max(y_lo, region.lo[1]);
+    y_hi = std::min(y_hi, region.hi[1]);
+    if (y_lo >= y_hi) continue;
+    const Box box{{region.lo[0], y_lo, plane}, {region.hi[0], y_hi, plane_end}};
+    // Odd levels go from current into previous, even ones back: the two buffers alternate.
+    Field<T>& source = level % 2 == 1 ? current : previous;
+    Field<T>& target = level % 2 == 1 ? previous : current;
+    kernel.update_on_this_thread(source, target, vel, box);
+    if (after_level) after_level(target, box, level);
   }
 }
 
-}  // namespace
+// How many front steps each tile's trapezoid has completed, for the borders that read around it.
+class TileProgress {
+ public:
+  explicit TileProgress(std::size_t tiles) : done_(std::make_unique<std::atomic<std::int64_t>[]>(tiles)) {}
+  void completed(std::size_t tile, std::int64_t steps) { done_[tile].store(steps, std::memory_order_release); }
+  void wait_for(std::size_t tile, std::int64_t steps) const {
+    // A short spin, then give the core away: with more threads than cores the awaited one may need it.
+    for (int spins = 0; done_[tile].load(std::memory_order_acquire) < steps; ++spins)
+      if (spins >= 64) std::this_thread::yield();
+  }
 
-std::int64_t min_temporal_tile_rows(int levels, int radius) {
-  return std::max<std::int64_t>(1, 2 * static_cast<std::int64_t>(levels - 1) * radius);
-}
+ private:
+  std::unique_ptr<std::atomic<std::int64_t>[]> done_;
+};
 
-TemporalPlan plan_temporal_tiles(std::int64_t lo, std::int64_t hi, std::int64_t tile_rows, int levels, int radius) {
+TemporalPlan plan_from_cuts(const std::vector<std::int64_t>& cuts) {
   TemporalPlan plan;
-  if (hi <= lo) return plan;
-  const std::int64_t rows = std::max(tile_rows, min_temporal_tile_rows(levels, radius));
-  std::vector<std::int64_t> cuts{lo};
-  while (cuts.back() + rows < hi) cuts.push_back(cuts.back() + rows);
-  // A last tile thinner than the minimum could not hold its trapezoid: it joins the one before.
-  if (cuts.size() > 1 && hi - cuts.back() < min_temporal_tile_rows(levels, radius)) cuts.pop_back();
-  cuts.push_back(hi);
   for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
     TemporalPiece tile;
     tile.lo = cuts[i];
@@ -86,37 +104,160 @@ TemporalPlan plan_temporal_tiles(std::int64_t lo, std::int64_t hi, std::int64_t 
   return plan;
 }
 
+// The rows of level `level` of `boxes` below row c + (level - 1) R, summed over the levels: the work
+// of the tiles below a cut at c together with their borders (at level L, tile i and the border above
+// it compute the rows [c_i + (L-1)R, c_{i+1} + (L-1)R) of that level's box).
+std::int64_t rows_below(const LevelBoxes& boxes, int levels, std::int64_t c) {
+  std::int64_t rows = 0;
+  for (int level = 1; level <= levels; ++level) {
+    const Box box = boxes.at(level);
+    const std::int64_t shifted = c + static_cast<std::int64_t>(level - 1) * boxes.radius;
+    rows += std::clamp<std::int64_t>(shifted - box.lo[1], 0, std::max<std::int64_t>(0, box.extent(1)));
+  }
+  return rows;
+}
+
+// `tiles` tiles over the level-1 rows of `boxes`, each with the border above it computing the same
+// number of rows summed over the levels (a thread's tiles then take as long as another's, though the
+// last tile has no border above it).
+std::vector<std::int64_t> balanced_cuts(const LevelBoxes& boxes, int levels, std::int64_t tiles) {
+  const std::int64_t lo = boxes.first.lo[1], hi = boxes.first.hi[1];
+  const std::int64_t total = rows_below(boxes, levels, hi);
+  std::vector<std::int64_t> cuts{lo};
+  for (std::int64_t i = 1; i < tiles; ++i) {
+    std::int64_t c = cuts.back() + 1;
+    while (c < hi && rows_below(boxes, levels, c) * tiles < i * total) ++c;
+    cuts.push_back(c);
+  }
+  cuts.push_back(hi);
+  return cuts;
+}
+
+// Whether no trapezoid of `plan` narrows past nothing by its last level (else the borders on either
+// side of it would overlap).
+bool trapezoids_hold(const TemporalPlan& plan, int levels, int radius) {
+  return std::all_of(plan.trapezoids.begin(), plan.trapezoids.end(), [&](const TemporalPiece& t) {
+    const auto [lo, hi] = t.rows_at(levels, radius);
+    return hi >= lo;
+  });
+}
+
+// `tiles` tiles over [lo, hi) as alike in height as whole rows allow.
+std::vector<std::int64_t> even_cuts(std::int64_t lo, std::int64_t hi, std::int64_t tiles) {
+  std::vector<std::int64_t> cuts;
+  for (std::int64_t i = 0; i <= tiles; ++i) cuts.push_back(lo + (hi - lo) * i / tiles);
+  return cuts;
+}
+
+}  // namespace
+
+std::int64_t min_temporal_tile_rows(int levels, int radius) {
+  return std::max<std::int64_t>(1, 2 * static_cast<std::int64_t>(levels - 1) * radius);
+}
+
+TemporalPlan plan_temporal_tiles(std::int64_t lo, std::int64_t hi, std::int64_t tile_rows, int levels, int radius) {
+  if (hi <= lo) return {};
+  const std::int64_t rows = std::max(tile_rows, min_temporal_tile_rows(levels, radius));
+  std::vector<std::int64_t> cuts{lo};
+  while (cuts.back() + rows < hi) cuts.push_back(cuts.back() + rows);
+  // A last tile thinner than the minimum could not hold its trapezoid: it joins the one before.
+  if (cuts.size() > 1 && hi - cuts.back() < min_temporal_tile_rows(levels, radius)) cuts.pop_back();
+  cuts.push_back(hi);
+  return plan_from_cuts(cuts);
+}
+
+TemporalPlan plan_sweep_tiles(const LevelBoxes& swept, int levels, int radius, std::int64_t tile_rows, int threads) {
+  // A fixed region's boxes carry no radius; the balance of the tiles needs the stencil's.
+  const LevelBoxes boxes{swept.first, swept.moves, radius, swept.grows};
+  const Box& first = boxes.first;
+  TemporalPlan plan = plan_temporal_tiles(first.lo[1], first.hi[1], tile_rows, levels, boxes.radius);
+  const auto mark_faces = [&](TemporalPlan& p) {
+    // A face of the region that moves narrows the outer tile on that side like a border between tiles.
+    if (p.trapezoids.empty()) return;
+    p.trapezoids.front().moves_lo = p.trapezoids.front().moves_lo || boxes.moves[1][0];
+    p.trapezoids.back().moves_hi = p.trapezoids.back().moves_hi || boxes.moves[1][1];
+  };
+  mark_faces(plan);
+  auto tiles = static_cast<std::int64_t>(plan.trapezoids.size());
+  if (tiles <= 1) return plan;
+  const auto holding = [&](const std::vector<std::int64_t>& cuts) -> std::optional<TemporalPlan> {
+    TemporalPlan candidate = plan_from_cuts(cuts);
+    mark_faces(candidate);
+    if (trapezoids_hold(candidate, levels, boxes.radius)) return candidate;
+    return std::nullopt;
+  };
+  // As many tiles for every thread: a thread with one more would hold the others up. Balanced tiles
+  // differ in height (the outer ones by up to (levels - 1)R); where tiles of the least height would
+  // not hold their trapezoids then, fewer and taller ones do.
+  if (tiles > threads) tiles -= tiles % threads;
+  for (std::int64_t count = tiles; count > 0; count -= threads)
+    if (auto balanced = holding(balanced_cuts(boxes, levels, count))) return *balanced;
+  if (auto even = holding(even_cuts(first.lo[1], first.hi[1], tiles))) return *even;
+  return plan;
+}
+
+std::vector<std::int64_t> temporal_thread_rows(const LevelBoxes& boxes, int levels, int radius, std::int64_t tile_rows,
+                                               int threads) {
+  const TemporalPlan plan = plan_sweep_tiles(boxes, levels, radius, tile_rows, threads);
+  const auto tiles = static_cast<std::int64_t>(plan.trapezoids.size());
+  std::vector<std::int64_t> starts;
+  for (int t = 0; t < threads; ++t) {
+    const auto [first, end] = static_schedule_share(t, tiles, threads);
+    starts.push_back(first < end ? plan.trapezoids[first].lo : boxes.first.hi[1]);
+  }
+  starts.push_back(boxes.first.hi[1]);
+  return starts;
+}
+
 template <typename T>
 void sweep_tiles(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
                  const LevelBoxes& boxes, int levels, std::int64_t tile_rows,
                  const std::function<void(Field<T>&, const Box&, int)>& after_level,
                  const std::function<void()>* between_pieces) {
   if (levels < 1) throw std::logic_error("sweep_tiles: levels must be at least 1");
-  const Box& first = boxes.first;
-  if (first.empty()) return;
+  if (boxes.first.empty()) return;
   for (int level = 1; level <= levels; ++level)
     if (!boxes.at(level).empty()) kernel.check_fields(current, previous, vel, boxes.at(level));
-  TemporalPlan plan = plan_temporal_tiles(first.lo[1], first.hi[1], tile_rows, levels, kernel.radius());
-  // A face of the region that moves narrows the outer tile on that side like a border between tiles.
-  if (!plan.trapezoids.empty()) {
-    plan.trapezoids.front().moves_lo = plan.trapezoids.front().moves_lo || boxes.moves[1][0];
-    plan.trapezoids.back().moves_hi = plan.trapezoids.back().moves_hi || boxes.moves[1][1];
-  }
-  const auto trapezoids = static_cast<std::int64_t>(plan.trapezoids.size());
-  const auto borders = static_cast<std::int64_t>(plan.borders.size());
+  const FrontRange fronts = front_range(kernel, boxes, levels);
+  const std::int64_t steps = fronts.steps();
+  std::unique_ptr<TileProgress> progress_slot;
 #pragma omp parallel
   {
+    const int team = omp_get_num_threads();
+    // Every thread plans alike: the plan depends on the team's size, known here only.
+    const TemporalPlan plan = plan_sweep_tiles(boxes, levels, kernel.radius(), tile_rows, team);
+    const auto tiles = static_cast<std::int64_t>(plan.trapezoids.size());
+#pragma omp single
+    progress_slot = std::make_unique<TileProgress>(static_cast<std::size_t>(tiles));
+    // (the implicit barrier of single: the progress counters exist before anyone uses them)
+    TileProgress& progress = *progress_slot;
     const bool polls = between_pieces != nullptr && omp_get_thread_num() == 0;
-#pragma omp for schedule(static)
-    for (std::int64_t i = 0; i < trapezoids; ++i) {
-      run_piece(kernel, current, previous, vel, boxes, levels, plan.trapezoids[i], after_level);
-      if (polls) (*between_pieces)();
-    }
-    // The implicit barrier: every trapezoid is done before the borders read around it.
-#pragma omp for schedule(static)
-    for (std::int64_t i = 0; i < borders; ++i) {
-      run_piece(kernel, current, previous, vel, boxes, levels, plan.borders[i], after_level);
-      if (polls) (*between_pieces)();
+    const auto [first, end] = static_schedule_share(omp_get_thread_num(), tiles, team);
+    for (std::int64_t j = first; j < end; ++j) {
+      // The borders that trail tile j by one front step: the one below it when tile j - 1 is this
+      // thread's too (done before), and the one above it when j is this thread's last tile (the tile
+      // above is then the next thread's first, swept at the same time or before).
+      std::vector<std::int64_t> trailing;  // border b lies between tiles b and b + 1
+      if (j > first) trailing.push_back(j - 1);
+      if (j + 1 == end && j + 1 < tiles) trailing.push_back(j);
+      const auto& tile = plan.trapezoids[static_cast<std::size_t>(j)];
+      for (std::int64_t n = 0; n <= steps; ++n) {
+        if (n < steps) {
+          run_front_step(kernel, current, previous, vel, boxes, levels, tile, fronts.position(n), fronts.step,
+                         after_level);
+          progress.completed(static_cast<std::size_t>(j), n + 1);
+        }
+        // A border's step reads the levels its two tiles computed up to the same front position, and
+        // overwrites what they read below it: both must have done that step, and need not wait for it.
+        if (n > 0)
+          for (const std::int64_t b : trailing) {
+            progress.wait_for(static_cast<std::size_t>(b), n);
+            progress.wait_for(static_cast<std::size_t>(b + 1), n);
+            run_front_step(kernel, current, previous, vel, boxes, levels, plan.borders[static_cast<std::size_t>(b)],
+                           fronts.position(n - 1), fronts.step, after_level);
+          }
+        if (polls) (*between_pieces)();
+      }
     }
   }
 }

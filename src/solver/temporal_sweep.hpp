@@ -2,16 +2,23 @@
 // Temporal blocking: several time levels of a subdomain in one sweep over memory, so that each point
 // is read from memory about once per sweep instead of once per level.
 //
-// The update region is cut along y into tiles, and the levels are computed in two phases with the
-// two time-level buffers updated in place (split tiling):
-//   1. every tile computes a trapezoid that narrows by R rows per level on each side that borders
-//      another tile (level 1 the whole tile, level L the rows at least (L-1)R from such a border);
-//   2. at every border between two tiles, an inverted trapezoid fills in what phase 1 left out
-//      (level L the (L-1)R rows on each side of the border).
-// Within a phase the pieces are independent and spread over the OpenMP threads. Inside each piece a
-// wave front runs along z: level L computes plane p - (L-1)R while level 1 computes plane p, so the
-// planes a level reads from the level below are still in cache (the column kernel advances a z block
-// of planes at a time, which its columns march along).
+// The update region is cut along y into tiles, and the levels are computed with the two time-level
+// buffers updated in place (split tiling):
+//   - every tile computes a trapezoid that narrows by R rows per level on each side that borders
+//     another tile (level 1 the whole tile, level L the rows at least (L-1)R from such a border);
+//   - at every border between two tiles, an inverted trapezoid fills in what the trapezoids left out
+//     (level L the (L-1)R rows on each side of the border). It reads what both tiles computed and
+//     overwrites what they read, so it runs behind them.
+// Inside each piece a wave front runs along z: level L computes plane p - (L-1)R while level 1
+// computes plane p, so the planes a level reads from the level below are still in cache (the column
+// kernel advances a z block of planes at a time, which its columns march along).
+//
+// Each OpenMP thread sweeps a run of neighbouring tiles, one after another, and the borders next to
+// each tile one front step behind it, while what they read is still in cache: the border below a
+// tile when the tile below is the thread's too, and after its last tile the border above it, which
+// waits where needed for the next thread's first tile (swept at the same time) to get that far.
+// Trapezoids never wait, so neither does anything for long. The tiles are cut so that every thread
+// computes as many rows over the levels as another (plan_sweep_tiles).
 //
 // Every point of every level is computed once, by the kernel, from the same inputs as a step at a
 // time would use: the result is bitwise equal to `levels` single steps. There is no halo exchange
@@ -62,8 +69,8 @@ struct LevelBoxes {
 };
 
 struct TemporalPlan {
-  std::vector<TemporalPiece> trapezoids;  // phase 1
-  std::vector<TemporalPiece> borders;     // phase 2
+  std::vector<TemporalPiece> trapezoids;  // bottom to top
+  std::vector<TemporalPiece> borders;     // borders[b] lies between trapezoids b and b + 1
 };
 
 // The smallest tile height that keeps every trapezoid of `levels` levels non-empty in its last level.
@@ -72,6 +79,18 @@ std::int64_t min_temporal_tile_rows(int levels, int radius);
 // Tiles of `tile_rows` rows (at least min_temporal_tile_rows; the last tile takes the remainder, or
 // is merged into the one before if shorter than that) over the rows [lo, hi).
 TemporalPlan plan_temporal_tiles(std::int64_t lo, std::int64_t hi, std::int64_t tile_rows, int levels, int radius);
+
+// The tiles a sweep of `boxes` runs on a team of `threads`: as many as plan_temporal_tiles cuts, or
+// fewer, as many for every thread, cut so that each tile and the border above it compute as many
+// rows summed over the levels as another (at level L the rows [c_i + (L-1)R, c_{i+1} + (L-1)R) of
+// that level's box, c_i the tile's first row); the faces of `boxes` that move narrow the outer tiles.
+// Thread t sweeps the tiles of its share under schedule(static) (static_schedule_share).
+TemporalPlan plan_sweep_tiles(const LevelBoxes& boxes, int levels, int radius, std::int64_t tile_rows, int threads);
+
+// The first level-1 row each of `threads` threads computes in such a sweep, and the end of the last
+// (threads + 1 values; a thread without tiles starts where the next does): for first touch.
+std::vector<std::int64_t> temporal_thread_rows(const LevelBoxes& boxes, int levels, int radius, std::int64_t tile_rows,
+                                               int threads);
 
 // Advances (current, previous) by `levels` time levels over `boxes` in one sweep. On return the
 // newest level is in `current` and the one before in `previous`, as after `levels` single steps and
@@ -84,8 +103,8 @@ void sweep_levels(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous
 
 // The same in two parts, for overlapping a halo exchange with computing. While the halo travels,
 // sweep_tiles computes `inner` (boxes that keep `levels` radii away from the faces the exchange
-// fills); between_pieces, if given, is called by OpenMP thread 0 between its pieces (to poll the
-// messages). Once the halo is in, sweep_shells computes the rest of `outer` one level at a time
+// fills); between_pieces, if given, is called by OpenMP thread 0 after each of its front steps (to
+// poll the messages). Once the halo is in, sweep_shells computes the rest of `outer` one level at a time
 // (each level's boxes of outer not in inner, each over all threads; z slabs as wave fronts, see
 // z_slab_shells). Then swap_after_levels.
 template <typename T>

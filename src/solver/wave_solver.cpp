@@ -65,19 +65,23 @@ WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<
     for (Field<T>* f : {&prev_, &next_, &vel_})
       if (auto notice = place_field(*f, config.memory, *topology)) placement_notices_.push_back(*notice);
   }
-  std::vector<Box> sweeps = kernel_sweeps(regions_, config.parallel.halo);
-  Blocking touch_blocks = kernel_.blocking();
-  if (config.blocking.steps > 1) {
-    // Temporal blocking: thread i computes the rows of tile i (its trapezoid) over every plane, as
-    // blocks of whole tiles in y under the same static schedule.
-    sweeps = {regions_.update};
-    touch_blocks.size = {0, config.blocking.effective(1, regions_.update.extent(1)), 0};
-  }
   // The reference kernel computes everything on the calling thread, so that thread is the one whose
   // first touch puts the pages next to the computation.
   const InitPolicy order =
       kernel_.variant() == KernelVariant::reference ? InitPolicy::serial : touch_order(config.memory.policy);
-  for (Field<T>* f : {&prev_, &next_, &vel_}) first_touch(*f, order, touch_blocks, sweeps);
+  const int steps = config.blocking.steps;
+  if (steps > 1 && order == InitPolicy::first_touch) {
+    // Temporal blocking: each thread computes the rows of its tiles over every plane (sweep_tiles).
+    const std::int64_t tile_rows = config.blocking.effective(1, regions_.update.extent(1));
+    const LevelBoxes boxes = swept_boxes(steps);
+    const auto thread_rows = [&](int threads) {
+      return temporal_thread_rows(boxes, steps, config.grid.radius, tile_rows, threads);
+    };
+    for (Field<T>* f : {&prev_, &next_, &vel_}) first_touch_rows(*f, regions_.update, thread_rows);
+  } else {
+    const std::vector<Box> sweeps = kernel_sweeps(regions_, config.parallel.halo);
+    for (Field<T>* f : {&prev_, &next_, &vel_}) first_touch(*f, order, kernel_.blocking(), sweeps);
+  }
   apply_initial_condition(config.initial, config.grid, config.physics, config.blocking, prev_, next_, vel_);
 }
 

@@ -3,9 +3,15 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <mutex>
+#include <string>
+#include <vector>
+
 #include "field/first_touch.hpp"
 #include "solver/temporal_sweep.hpp"
 #include "solver/wave_solver.hpp"
+#include "stencil/block_loop.hpp"
 #include "stencil/coefficients.hpp"
 
 #include "field_test_support.hpp"
@@ -57,11 +63,15 @@ TEST(TemporalSweep, EqualsSingleStepsBitwiseForEveryRadiusAndPrecision) {
 }
 
 TEST(TemporalSweep, EqualsSingleStepsBitwiseForEveryTileHeightAndThreadCount) {
-  // Tile heights at the minimum, odd, and one tile for the whole region; 1 to 3 threads (more
-  // pieces than threads, and fewer).
+  // Tile heights at the minimum, odd, and one tile for the whole region; 1 to 5 threads (more
+  // tiles than threads, and fewer).
   for (std::int64_t rows : {0, 5, 13, 1000})
-    for (int threads : {1, 2, 3})
+    for (int threads : {1, 2, 3, 5})
       for (int levels : {2, 4}) check_sweep_equals_steps<float>(KernelVariant::jammed, 2, levels, rows, threads);
+  // Many thin tiles, several for each thread: the borders between a thread's own tiles trail the
+  // upper tile, the one above its last tile waits for the next thread.
+  for (int threads : {2, 3})
+    for (int levels : {2, 3}) check_sweep_equals_steps<float>(KernelVariant::columns, 1, levels, 2, threads);
 }
 
 TEST(TemporalSweep, EqualsSingleStepsBitwiseForEveryVariant) {
@@ -95,6 +105,90 @@ TEST(TemporalPlan, EveryRowOfEveryLevelIsComputedExactlyOnce) {
           for (const TemporalPiece& t : plan.trapezoids)
             EXPECT_GE(t.hi - t.lo, std::min(extent, min_temporal_tile_rows(levels, radius)));
         }
+}
+
+// The rows summed over the levels that each of `threads` threads computes in a sweep of `plan`:
+// its share of the tiles (static_schedule_share), the borders between them, and the border above
+// its last tile (sweep_tiles).
+std::vector<std::int64_t> rows_of_each_thread(const TemporalPlan& plan, const LevelBoxes& boxes, int levels,
+                                              int radius, int threads) {
+  const auto tiles = static_cast<std::int64_t>(plan.trapezoids.size());
+  std::vector<std::int64_t> rows(static_cast<std::size_t>(threads), 0);
+  const auto add = [&](std::size_t thread, const TemporalPiece& piece) {
+    for (int level = 1; level <= levels; ++level) {
+      const Box box = boxes.at(level);
+      const auto [a, b] = piece.rows_at(level, radius);
+      rows[thread] += std::max<std::int64_t>(0, std::min(b, box.hi[1]) - std::max(a, box.lo[1]));
+    }
+  };
+  for (int t = 0; t < threads; ++t) {
+    const auto [first, end] = static_schedule_share(t, tiles, threads);
+    for (std::int64_t j = first; j < end; ++j) {
+      add(static_cast<std::size_t>(t), plan.trapezoids[static_cast<std::size_t>(j)]);
+      if (j + 1 < tiles) add(static_cast<std::size_t>(t), plan.borders[static_cast<std::size_t>(j)]);
+    }
+  }
+  return rows;
+}
+
+TEST(TemporalPlan, EveryThreadComputesAsManyRowsAsAnother) {
+  const FaceFlags fixed{}, moving_y{{{false, false}, {true, true}, {false, false}}};
+  for (const FaceFlags& faces : {fixed, moving_y})
+    for (int radius : kSupportedRadii)
+      for (int levels : {2, 3, 4})
+        for (int threads : {2, 3, 4})
+          for (std::int64_t tile_rows : {0, 50, 100}) {
+            const Box update{{0, 0, 0}, {16, 240, 16}};
+            const LevelBoxes boxes{grown_at(update, faces, static_cast<std::int64_t>(levels - 1) * radius), faces,
+                                   radius, {}};
+            const TemporalPlan plan = plan_sweep_tiles(boxes, levels, radius, tile_rows, threads);
+            const auto tiles = static_cast<std::int64_t>(plan.trapezoids.size());
+            const std::string what = "R=" + std::to_string(radius) + " levels " + std::to_string(levels) +
+                                     " threads " + std::to_string(threads) + " tile rows " +
+                                     std::to_string(tile_rows) + (faces == fixed ? " fixed" : " moving");
+            ASSERT_TRUE(tiles < threads || tiles % threads == 0) << what << ": " << tiles << " tiles";
+            if (tiles < threads) continue;
+            const std::vector<std::int64_t> rows = rows_of_each_thread(plan, boxes, levels, radius, threads);
+            const auto [least, most] = std::minmax_element(rows.begin(), rows.end());
+            // Cuts fall on whole rows: one row more at every level is as close as they get.
+            EXPECT_LE(*most - *least, levels) << what;
+            // The rows first touch gives each thread are its tiles' rows.
+            const std::vector<std::int64_t> starts = temporal_thread_rows(boxes, levels, radius, tile_rows, threads);
+            for (int t = 0; t < threads; ++t) {
+              const auto [first, end] = static_schedule_share(t, tiles, threads);
+              EXPECT_EQ(starts[static_cast<std::size_t>(t)], plan.trapezoids[static_cast<std::size_t>(first)].lo) << what;
+              EXPECT_EQ(starts[static_cast<std::size_t>(t) + 1], plan.trapezoids[static_cast<std::size_t>(end - 1)].hi)
+                  << what;
+            }
+          }
+}
+
+// The thread that computes each row of level 1 in a real sweep is the one temporal_thread_rows
+// names, so that first touch (first_touch_rows) puts the row's pages next to it.
+TEST(TemporalSweep, ThreadsComputeTheRowsFirstTouchGivesThem) {
+  const int radius = 2, levels = 3, threads = 3;
+  const Box owned{{0, 0, 0}, {37, 61, 23}};
+  const Box region = owned.grown(-radius);
+  Field<float> cur(owned, radius), prev(owned, radius), vel(owned, radius);
+  for (Field<float>* f : {&cur, &prev, &vel}) first_touch(*f, InitPolicy::serial, Blocking{});
+  const Kernel<float> kernel(second_derivative_weights(radius), Blocking{{0, 7, 5}}, KernelVariant::columns);
+  std::vector<int> computed_by(static_cast<std::size_t>(owned.hi[1]), -1);
+  std::mutex record;
+  const auto after_level = [&](Field<float>&, const Box& box, int level) {
+    if (level != 1) return;
+    const std::lock_guard<std::mutex> lock(record);
+    for (std::int64_t y = box.lo[1]; y < box.hi[1]; ++y) computed_by[static_cast<std::size_t>(y)] = omp_get_thread_num();
+  };
+  omp_set_num_threads(threads);
+  for (std::int64_t tile_rows : {0, 13}) {
+    sweep_levels<float>(kernel, cur, prev, vel, LevelBoxes::fixed(region), levels, tile_rows, after_level);
+    const std::vector<std::int64_t> starts =
+        temporal_thread_rows(LevelBoxes::fixed(region), levels, radius, tile_rows, threads);
+    for (std::int64_t y = region.lo[1]; y < region.hi[1]; ++y) {
+      const auto owner = std::upper_bound(starts.begin(), starts.end(), y) - starts.begin() - 1;
+      EXPECT_EQ(computed_by[static_cast<std::size_t>(y)], owner) << "row " << y << " tile rows " << tile_rows;
+    }
+  }
 }
 
 RunConfig ricker_config() {
