@@ -38,12 +38,12 @@
 
 namespace wave3d {
 
-// One piece of a phase: the rows [lo, hi) of level 1, narrowed (phase 1) or widened (phase 2) by R
-// rows per level on the sides marked.
+// One piece of a sweep: the rows [lo, hi) of level 1, narrowed (a tile's trapezoid) or widened (a
+// border's inverted trapezoid) by R rows per level on the sides marked.
 struct TemporalPiece {
   std::int64_t lo = 0, hi = 0;
   bool moves_lo = false, moves_hi = false;
-  bool widens = false;  // phase 2: an inverted trapezoid around the border at lo == hi
+  bool widens = false;  // a border: an inverted trapezoid around the cut at lo == hi
 
   // The rows this piece computes at `level` (1-based) for a stencil of radius `radius`.
   std::pair<std::int64_t, std::int64_t> rows_at(int level, int radius) const {
