@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -181,6 +182,8 @@ TemporalPlan plan_sweep_tiles(const LevelBoxes& swept, int levels, int radius, s
   auto tiles = static_cast<std::int64_t>(plan.trapezoids.size());
   if (tiles <= 1) return plan;
   const auto holding = [&](const std::vector<std::int64_t>& cuts) -> std::optional<TemporalPlan> {
+    // Every tile at least one row high: cuts that rise strictly.
+    if (std::adjacent_find(cuts.begin(), cuts.end(), std::greater_equal<>()) != cuts.end()) return std::nullopt;
     TemporalPlan candidate = plan_from_cuts(cuts);
     mark_faces(candidate);
     if (trapezoids_hold(candidate, levels, boxes.radius)) return candidate;
