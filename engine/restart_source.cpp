@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/restart_match.hpp"
+#include "io/hdf5/file_commit.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/environment.hpp"
 
@@ -22,6 +23,13 @@ std::filesystem::path resolve_restart_path(const std::string& from) {
   std::error_code error;
   const std::filesystem::file_status status = std::filesystem::status(path, error);
   if (!std::filesystem::exists(status)) throw std::runtime_error("no such file or directory");
+  // Whether an unpublished file is whole cannot be known: its writer may have been killed before it
+  // closed the file, or just after. Refused whatever it holds, so that a restart never depends on when
+  // the kill came.
+  if (!std::filesystem::is_directory(status) && io::is_temporary_path(path))
+    throw std::runtime_error(
+        "a temporary file of a checkpoint write that was never published (the job was probably stopped while "
+        "writing it); restart from a published checkpoint_<step>.h5, or from its directory");
   if (!std::filesystem::is_directory(status)) return path;
   static const std::regex name_pattern(R"(checkpoint_([0-9]+)\.h5)");
   std::optional<std::pair<long long, std::filesystem::path>> newest;

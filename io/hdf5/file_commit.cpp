@@ -53,6 +53,8 @@ std::filesystem::path temporary_path(const std::filesystem::path& final_path) {
   return p;
 }
 
+bool is_temporary_path(const std::filesystem::path& path) { return path.extension() == ".tmp"; }
+
 void publish_file(const std::filesystem::path& temporary, const std::filesystem::path& final_path,
                   Durability durability) {
   const bool flush = durability == Durability::system_crash;

@@ -11,6 +11,10 @@ namespace wave3d::io {
 // "<final>.tmp" in the same directory (a rename within one file system is atomic).
 std::filesystem::path temporary_path(const std::filesystem::path& final_path);
 
+// Whether `path` is named as a temporary_path: a file not (or not yet) published, whose writer may
+// have been killed before, during or after filling it.
+bool is_temporary_path(const std::filesystem::path& path);
+
 // Refuses, before anything is written, a file of about `bytes` that the file system holding `path`
 // has no room for (the space this process may use): HDF5 cannot close a file whose writes ran out of
 // space cleanly. Throws std::runtime_error naming the file, what it needs and what is free. Quotas
