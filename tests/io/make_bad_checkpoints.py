@@ -2,7 +2,8 @@
 """Writes a good checkpoint with a 2-rank run, and bad restart files made from it, into --results-dir:
 good.h5, truncated.h5 (the first half), corrupt_values.h5 (bytes of the 'current' values
 overwritten), corrupt_header.h5 (the superblock overwritten), wavefield_000005.h5 (a snapshot, not a
-checkpoint) and an empty directory."""
+checkpoint), checkpoint_000005.h5.tmp (a whole checkpoint under the name of an unpublished one) and an
+empty directory."""
 import shutil
 import sys
 
@@ -41,6 +42,7 @@ def main():
     overwrite(directory / "corrupt_values.h5", middle, b"\x7f" * 16)
     shutil.copy(good, directory / "corrupt_header.h5")
     overwrite(directory / "corrupt_header.h5", 0, b"\x00garbage" * 8)
+    shutil.copy(good, directory / "checkpoint_000005.h5.tmp")
     (directory / "empty").mkdir()
     for p in sorted(directory.iterdir()):
         print(p.name, p.stat().st_size if p.is_file() else "(directory)")
