@@ -105,9 +105,9 @@ TemporalPlan plan_from_cuts(const std::vector<std::int64_t>& cuts) {
   return plan;
 }
 
-// The rows of level `level` of `boxes` below row c + (level - 1) R, summed over the levels: the work
-// of the tiles below a cut at c together with their borders (at level L, tile i and the border above
-// it compute the rows [c_i + (L-1)R, c_{i+1} + (L-1)R) of that level's box).
+// The rows of each level L's box below row c + (L-1)R, summed over the levels: the work of the tiles
+// below a cut at c together with their borders (at level L, tile i and the border above it compute
+// the rows [c_i + (L-1)R, c_{i+1} + (L-1)R) of that level's box).
 std::int64_t rows_below(const LevelBoxes& boxes, int levels, std::int64_t c) {
   std::int64_t rows = 0;
   for (int level = 1; level <= levels; ++level) {
