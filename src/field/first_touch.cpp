@@ -5,6 +5,15 @@
 #include <algorithm>
 
 namespace wave3d {
+namespace {
+
+// What first touch writes into each span: zeros.
+template <typename T>
+auto zero_span(T* base) {
+  return [base](std::int64_t begin, std::int64_t end) { std::fill(base + begin, base + end, T(0)); };
+}
+
+}  // namespace
 
 template <typename T>
 void first_touch(Field<T>& field, InitPolicy policy, const Blocking& blocking, const std::vector<Box>& sweeps) {
@@ -13,18 +22,19 @@ void first_touch(Field<T>& field, InitPolicy policy, const Blocking& blocking, c
     std::fill(base, base + field.allocated_elements(), T(0));
     return;
   }
-  for_each_touch_span(field, blocking, sweeps,
-                      [base](std::int64_t begin, std::int64_t end) { std::fill(base + begin, base + end, T(0)); });
+  for_each_touch_span(field, blocking, sweeps, zero_span(base));
 }
 
 template <typename T>
 void first_touch_rows(Field<T>& field, const Box& region,
                       const std::function<std::vector<std::int64_t>(int threads)>& thread_rows) {
-  T* base = field.data();
   const auto visit_slabs = [&](const Box& sweep, const auto& body) {
+    std::vector<std::int64_t> starts;
 #pragma omp parallel
     {
-      const std::vector<std::int64_t> starts = thread_rows(omp_get_num_threads());
+      // One thread asks for the team's rows; the implicit barrier of single publishes them.
+#pragma omp single
+      starts = thread_rows(omp_get_num_threads());
       const auto t = static_cast<std::size_t>(omp_get_thread_num());
       Box slab = sweep;
       slab.lo[1] = std::clamp(starts.at(t), sweep.lo[1], sweep.hi[1]);
@@ -32,8 +42,7 @@ void first_touch_rows(Field<T>& field, const Box& region,
       if (!slab.empty()) body(slab);
     }
   };
-  for_each_touch_span_of(field, {region}, visit_slabs,
-                         [base](std::int64_t begin, std::int64_t end) { std::fill(base + begin, base + end, T(0)); });
+  for_each_touch_span_of(field, {region}, visit_slabs, zero_span(field.data()));
 }
 
 template void first_touch<float>(Field<float>&, InitPolicy, const Blocking&, const std::vector<Box>&);

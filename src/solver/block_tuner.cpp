@@ -120,9 +120,9 @@ std::vector<std::int64_t> sweep_tile_candidates(int steps, int radius, std::int6
   const std::int64_t least = min_temporal_tile_rows(steps, radius);
   std::vector<std::int64_t> heights, starving;
   std::set<std::int64_t> tile_counts;
+  const LevelBoxes rows_only = LevelBoxes::fixed(Box{{0, 0, 0}, {1, rows, 1}});
   for (std::int64_t h : {chosen, 4 * least, 2 * least, std::int64_t{64}, 8 * least}) {
     h = std::clamp(h, least, std::max(least, rows));
-    const LevelBoxes rows_only = LevelBoxes::fixed(Box{{0, 0, 0}, {1, rows, 1}});
     const auto tiles = static_cast<std::int64_t>(plan_sweep_tiles(rows_only, steps, radius, h, threads).trapezoids.size());
     if (!tile_counts.insert(tiles).second) continue;
     (tiles >= threads ? heights : starving).push_back(h);

@@ -223,16 +223,19 @@ void sweep_tiles(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous,
     if (!boxes.at(level).empty()) kernel.check_fields(current, previous, vel, boxes.at(level));
   const FrontRange fronts = front_range(kernel, boxes, levels);
   const std::int64_t steps = fronts.steps();
+  TemporalPlan plan;
   std::unique_ptr<TileProgress> progress_slot;
 #pragma omp parallel
   {
     const int team = omp_get_num_threads();
-    // Every thread plans alike: the plan depends on the team's size, known here only.
-    const TemporalPlan plan = plan_sweep_tiles(boxes, levels, kernel.radius(), tile_rows, team);
-    const auto tiles = static_cast<std::int64_t>(plan.trapezoids.size());
+    // The plan depends on the team's size, known here only; one thread makes it, and the implicit
+    // barrier of single lets the others read it (and the progress counters) only once it is made.
 #pragma omp single
-    progress_slot = std::make_unique<TileProgress>(static_cast<std::size_t>(tiles));
-    // (the implicit barrier of single: the progress counters exist before anyone uses them)
+    {
+      plan = plan_sweep_tiles(boxes, levels, kernel.radius(), tile_rows, team);
+      progress_slot = std::make_unique<TileProgress>(plan.trapezoids.size());
+    }
+    const auto tiles = static_cast<std::int64_t>(plan.trapezoids.size());
     TileProgress& progress = *progress_slot;
     const bool polls = between_pieces != nullptr && omp_get_thread_num() == 0;
     const auto [first, end] = static_schedule_share(omp_get_thread_num(), tiles, team);
