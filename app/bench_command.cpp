@@ -87,6 +87,10 @@ void print_case(const BenchCase& c, const std::optional<double>& single_thread_r
   if (!c.tuning_summary.empty())
     fmt::print("{:>11}   kernel {}, blocks {} x {} x {} (tuning: {})\n", "", c.kernel, c.blocks[0], c.blocks[1], c.blocks[2],
                c.tuning_summary);
+  if (!bandwidths_agree(c.triad_gbytes.median, c.triad_after_gbytes.median))
+    fmt::print("{:>11}   memory bandwidth moved during this case: triad {:.2f} GB/s before the stencil, {:.2f} GB/s "
+               "after it; against the bound after it the stencil reached {:.3f}\n",
+               "", c.triad_gbytes.median, c.triad_after_gbytes.median, c.fraction_of_bandwidth_bound_after());
 }
 
 nlohmann::json to_json(const BenchCase& c) {
@@ -100,6 +104,11 @@ nlohmann::json to_json(const BenchCase& c) {
                             {"max", c.triad_gbytes.max}}},
           {"bandwidth_bound_mpoints_per_second", c.bandwidth_bound_mpoints},
           {"fraction_of_bandwidth_bound", c.fraction_of_bandwidth_bound()},
+          {"triad_after_gbytes_per_second", {{"min", c.triad_after_gbytes.min}, {"median", c.triad_after_gbytes.median},
+                                  {"max", c.triad_after_gbytes.max}}},
+          {"bandwidth_bound_after_mpoints_per_second", c.bandwidth_bound_after_mpoints},
+          {"fraction_of_bandwidth_bound_after", c.fraction_of_bandwidth_bound_after()},
+          {"triad_before_and_after_agree", bandwidths_agree(c.triad_gbytes.median, c.triad_after_gbytes.median)},
           {"fma_peak_gflop_per_second", optional(c.fma_peak_gflops)},
           {"compute_bound_mpoints_per_second", optional(c.compute_bound_mpoints)},
           {"field_bytes", c.field_bytes},
@@ -169,8 +178,9 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
                kernel_text, enum_name(settings.stencil.kernel), jammed_vector_isa(), blocks_text, o.sweep_steps,
                bytes_per_point);
     fmt::print("  STREAM triad on {} per array in the same process just before each stencil run; "
-               "bandwidth bound = triad GB/s / {} B per point\n",
-               format_bytes(settings.stream_elements * 8), bytes_per_point);
+               "bandwidth bound = triad GB/s / {} B per point; the triad again just after, and a line under "
+               "the row where the two differ by more than {:.0f} %\n",
+               format_bytes(settings.stream_elements * 8), bytes_per_point, 100 * stream_agreement_tolerance);
     fmt::print("  pages: {} for the fields and the triad's arrays (transparent huge pages on this system: {})\n",
                o.base_pages ? "base pages" : "transparent huge pages asked for (madvise)", transparent_huge_page_mode());
     fmt::print("  compute bound = multiply-add peak measured on the case's threads just before the stencil "

@@ -101,7 +101,7 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   c.threads_per_rank = threads;
 
   // Triad on every rank at once, as the stencil will load the memory system; the node's bandwidth is
-  // the sum over the ranks of the median rates.
+  // the sum over the ranks of the rates (worst, median, best).
   StreamOptions stream{s.stream_elements / static_cast<std::size_t>(ranks), threads, InitPolicy::first_touch,
                        s.stream_repetitions};
   std::optional<HwlocTopology> hwloc;
@@ -112,14 +112,17 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
     if (!hwloc) hwloc.emplace();
     if (auto notice = place_memory(data, bytes, s.stencil.memory, *hwloc)) add_notice(c.placement_notices, *notice);
   };
-  StreamResult triad_result;
-  mpi::collectively(comm, [&] {
-    triad_result = run_stream(stream);
-    if (!triad_result.valid) throw std::runtime_error("STREAM validation failed: " + triad_result.error);
-  });
-  const KernelBandwidth& triad = triad_result[StreamKernel::triad];
-  c.triad_gbytes = {mpi::allreduce_sum(comm, triad.worst_gbs), mpi::allreduce_sum(comm, triad.median_gbs),
-                    mpi::allreduce_sum(comm, triad.best_gbs)};
+  const auto measure_triad = [&] {
+    StreamResult result;
+    mpi::collectively(comm, [&] {
+      result = run_stream(stream);
+      if (!result.valid) throw std::runtime_error("STREAM validation failed: " + result.error);
+    });
+    const KernelBandwidth& triad = result[StreamKernel::triad];
+    return Spread{mpi::allreduce_sum(comm, triad.worst_gbs), mpi::allreduce_sum(comm, triad.median_gbs),
+                  mpi::allreduce_sum(comm, triad.best_gbs)};
+  };
+  c.triad_gbytes = measure_triad();
   // The multiply-add peak on every rank at once too, in the stencil's precision: the compute bound.
   std::optional<double> peak;
   mpi::collectively(comm, [&] {
@@ -140,6 +143,8 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   };
   const RunOutcome outcome = config.precision == Precision::single ? run_time_loop<float>(config, comm, {}, audit)
                                                                    : run_time_loop<double>(config, comm, {}, audit);
+  // Once the stencil's fields are freed, the triad again: whether the memory kept its pace meanwhile.
+  c.triad_after_gbytes = measure_triad();
   if (rank == 0) {
     c.placement_verdict = audited.verdict_text();
     c.placement_audit = audited.verdict_json();
@@ -149,6 +154,7 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   if (rank == 0) c.stencil_mpoints = spread_of(repetition_rates(outcome, s));
   c.gflops = c.stencil_mpoints.median * outcome.flops_per_point / 1e3;
   c.bandwidth_bound_mpoints = c.triad_gbytes.median * 1e3 / outcome.bytes_per_point;
+  c.bandwidth_bound_after_mpoints = c.triad_after_gbytes.median * 1e3 / outcome.bytes_per_point;
   if (c.fma_peak_gflops) c.compute_bound_mpoints = *c.fma_peak_gflops * 1e3 / outcome.flops_per_point;
   c.field_bytes = outcome.field_bytes;
   for (const std::string& notice : outcome.placement_notices) add_notice(c.placement_notices, notice);

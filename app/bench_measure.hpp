@@ -1,6 +1,7 @@
 #pragma once
 // The measurements behind `wave3d bench`, as plain values: one BenchCase per configuration, each
-// holding the stencil's throughput and the triad bandwidth taken in the same process just before.
+// holding the stencil's throughput and the triad bandwidth taken in the same process just before and
+// just after it.
 #include <mpi.h>
 
 #include <array>
@@ -54,8 +55,12 @@ struct BenchCase {
   int threads_per_rank = 1;
   Spread stencil_mpoints;           // over repetitions
   double gflops = 0;                // at the median
-  Spread triad_gbytes;              // STREAM triad over its repetitions
+  Spread triad_gbytes;              // STREAM triad over its repetitions, just before the stencil
   double bandwidth_bound_mpoints = 0;        // median triad GB/s / bytes per point
+  // The triad again just after the stencil, and the bound it gives: where the two triads disagree
+  // (bandwidths_agree), the memory system changed its pace while the stencil ran.
+  Spread triad_after_gbytes;
+  double bandwidth_bound_after_mpoints = 0;
   // The multiply-add peak measured on the case's threads (all ranks) just before the stencil, and
   // the compute bound it gives (peak / flops per point); unknown in a build without vector FMA.
   std::optional<double> fma_peak_gflops;
@@ -83,6 +88,7 @@ struct BenchCase {
   std::string placement_warnings;
 
   double fraction_of_bandwidth_bound() const { return stencil_mpoints.median / bandwidth_bound_mpoints; }
+  double fraction_of_bandwidth_bound_after() const { return stencil_mpoints.median / bandwidth_bound_after_mpoints; }
 };
 
 // Runs the triad, the multiply-add peak (probe/fma_peak.hpp) and the stencil with `threads` OpenMP

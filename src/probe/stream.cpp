@@ -238,6 +238,11 @@ StreamResult run_stream(const StreamOptions& options) {
   return result;
 }
 
+bool bandwidths_agree(double before_gbs, double after_gbs, double tolerance) {
+  if (!std::isfinite(before_gbs) || !std::isfinite(after_gbs) || before_gbs <= 0.0 || after_gbs <= 0.0) return false;
+  return std::abs(after_gbs - before_gbs) <= tolerance * before_gbs;
+}
+
 std::size_t default_stream_elements(std::optional<std::size_t> llc_bytes) {
   constexpr std::size_t floor_bytes = 64 * mib;
   constexpr std::size_t llc_factor = 4;

@@ -80,6 +80,13 @@ StreamExpected stream_expected(int repetitions);
 std::string stream_check(const double* a, const double* b, const double* c, std::size_t n, int repetitions,
                          int threads);
 
+// Whether two bandwidths of one kernel, measured before and after some other work (e.g. the stencil of
+// a bench case), agree within `tolerance`, a fraction of the first: when they do not, the memory
+// system changed its pace during that work, and a bound taken from either describes it only roughly.
+// Not finite or not positive: no agreement.
+inline constexpr double stream_agreement_tolerance = 0.10;
+bool bandwidths_agree(double before_gbs, double after_gbs, double tolerance = stream_agreement_tolerance);
+
 // Elements per array for a run that measures memory, not cache: each array at least 4x the
 // last-level cache and at least 64 MiB. `llc_bytes` is the total last-level cache capacity the run
 // can use (summed over all LLC instances, as STREAM's rule asks); nullopt = unknown, the 64 MiB floor.

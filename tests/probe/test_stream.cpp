@@ -163,6 +163,26 @@ TEST(StreamSweep, NoSpeedupWithoutAOneThreadRun) {
   EXPECT_FALSE(sweep.triad_speedup(0).has_value());
 }
 
+TEST(StreamAgreement, WithinTheToleranceOfTheFirstMeasurement) {
+  EXPECT_TRUE(bandwidths_agree(50.0, 50.0));
+  EXPECT_TRUE(bandwidths_agree(50.0, 54.9));
+  EXPECT_TRUE(bandwidths_agree(50.0, 45.1));
+  EXPECT_FALSE(bandwidths_agree(50.0, 55.1));
+  EXPECT_FALSE(bandwidths_agree(47.0, 85.0));  // the two paces seen on one machine within minutes
+  EXPECT_FALSE(bandwidths_agree(85.0, 47.0));
+  EXPECT_TRUE(bandwidths_agree(50.0, 59.0, 0.2));
+  EXPECT_FALSE(bandwidths_agree(50.0, 61.0, 0.2));
+}
+
+TEST(StreamAgreement, NothingAgreesWithAnInvalidMeasurement) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_FALSE(bandwidths_agree(nan, 50.0));
+  EXPECT_FALSE(bandwidths_agree(50.0, nan));
+  EXPECT_FALSE(bandwidths_agree(0.0, 0.0));
+  EXPECT_FALSE(bandwidths_agree(50.0, -50.0));
+  EXPECT_FALSE(bandwidths_agree(std::numeric_limits<double>::infinity(), 50.0));
+}
+
 TEST(StreamJson, CarriesRatesAndByteModel) {
   const StreamSweep sweep = sweep_threads(small(InitPolicy::serial), {1});
   const nlohmann::json j = sweep;

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""`wave3d bench --json`: every case carries the triad measured just before the stencil and just after
+it, the bound and the fraction against each, and whether the two triads agree within 10 %; the values
+follow from one another as the header says, and a row that disagrees has its line on stdout.
+
+usage: check_bench_json.py --wave3d BIN --work DIR
+"""
+import argparse
+import json
+import pathlib
+import subprocess
+import sys
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--wave3d", required=True)
+    parser.add_argument("--work", required=True)
+    args = parser.parse_args()
+    work = pathlib.Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    out = work / "bench.json"
+    cmd = [args.wave3d, "bench", "--grid", "48", "--steps", "2", "--repetitions", "2", "--threads", "1,2",
+           "--json", str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=150)
+    if proc.returncode != 0:
+        sys.exit(f"FAIL: {' '.join(cmd)} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
+    doc = json.loads(out.read_text())
+    cases = doc["cases"]
+    if len(cases) != 2:
+        sys.exit(f"FAIL: {len(cases)} cases, expected 2")
+    moved_lines = proc.stdout.count("memory bandwidth moved during this case")
+    moved_cases = 0
+    for c in cases:
+        before = c["triad_gbytes_per_second"]["median"]
+        after = c["triad_after_gbytes_per_second"]["median"]
+        stencil = c["stencil_mpoints_per_second"]["median"]
+        bound_after = c["bandwidth_bound_after_mpoints_per_second"]
+        if not (before > 0 and after > 0):
+            sys.exit(f"FAIL: triad before {before}, after {after} GB/s")
+        if not close(bound_after, after * 1e3 / c["bytes_per_point"]):
+            sys.exit(f"FAIL: bound after {bound_after} is not {after} GB/s / {c['bytes_per_point']} B per point")
+        if not close(c["fraction_of_bandwidth_bound_after"], stencil / bound_after):
+            sys.exit(f"FAIL: fraction after {c['fraction_of_bandwidth_bound_after']} is not {stencil} / {bound_after}")
+        agree = abs(after - before) <= 0.10 * before
+        if c["triad_before_and_after_agree"] != agree:
+            sys.exit(f"FAIL: triads {before} and {after} GB/s reported as agreeing: {c['triad_before_and_after_agree']}")
+        moved_cases += 0 if agree else 1
+    if moved_lines != moved_cases:
+        sys.exit(f"FAIL: {moved_cases} cases whose triads disagree, {moved_lines} lines saying so\n{proc.stdout}")
+    print(f"OK: {len(cases)} cases, {moved_cases} with the memory's pace moved")
+
+
+if __name__ == "__main__":
+    main()
