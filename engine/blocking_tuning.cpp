@@ -17,8 +17,8 @@
 namespace wave3d::engine {
 namespace {
 
-TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box& owned, bool tune_steps,
-                  int max_steps) {
+TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box& owned,
+                  const NeighbourFaces& neighbour_faces, bool tune_steps, int max_steps) {
   TuningKey key;
   key.machine = fmt::format("{} ({} hardware threads)", machine.cpu_model.value_or("unknown CPU"), machine.pus);
   key.threads = omp_get_max_threads();
@@ -28,6 +28,7 @@ TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box
   key.radius = config.grid.radius;
   key.precision = std::string(enum_name(config.precision));
   key.subdomain = owned.extents();
+  key.neighbour_faces = neighbour_faces;
   key.size = config.tune.size;
   key.steps = tune_steps;
   key.sweep_steps = tune_steps ? max_steps : config.blocking.steps;
@@ -74,6 +75,17 @@ std::array<std::optional<std::int64_t>, 3> thinnest_with_neighbours(const RunCon
 
 }  // namespace
 
+NeighbourFaces neighbour_faces_of(const RunConfig& config, const mpi::Decomposition& decomposition) {
+  NeighbourFaces most{0, 0, 0};
+  const bool periodic = config.grid.boundary == Boundary::periodic;
+  for (const Box& box : decomposition.boxes)
+    for (std::size_t a = 0; a < 3; ++a) {
+      const int faces = periodic ? 2 : (box.lo[a] > 0 ? 1 : 0) + (box.hi[a] < config.grid.n[a] ? 1 : 0);
+      most[a] = std::max(most[a], faces);
+    }
+  return most;
+}
+
 int max_steps_per_sweep(const RunConfig& config, const mpi::Decomposition& decomposition) {
   std::int64_t most = kMaxStepsPerSweep;
   for (const auto& thinnest : thinnest_with_neighbours(config, decomposition))
@@ -118,8 +130,9 @@ nlohmann::json TunedBlocking::to_json() const {
 }
 
 template <typename T>
-TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& owned, int max_steps,
-                           const TuningBudget& budget, bool measure_anyway) {
+TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& owned,
+                           const NeighbourFaces& neighbour_faces, int max_steps, const TuningBudget& budget,
+                           bool measure_anyway) {
   TunedBlocking out;
   out.blocking = config.blocking;
   out.variant = kernel_variant(config.kernel, config.grid.radius);
@@ -131,7 +144,7 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   const std::optional<std::filesystem::path> file = tuning_cache_path(config.tune.cache);
   if (file) out.cache_file = file->string();
   const MachineInfo machine = collect_machine_info();
-  const TuningKey key = key_for(config, machine, owned, tune_steps, max_steps);
+  const TuningKey key = key_for(config, machine, owned, neighbour_faces, tune_steps, max_steps);
   if (!measure_anyway) {
     if (const auto cached = cached_on_all(comm, file, key, budget.fixed_seconds())) {
       out.blocking = cached->blocking;
@@ -147,7 +160,7 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   Index3 agreed{};
   for (int a = 0; a < 3; ++a) agreed[a] = static_cast<std::int64_t>(mpi::allreduce_max(comm, static_cast<double>(owned.extent(a))));
   out.measured = mpi::collectively(comm, [&] {
-    return tune_blocking<T>(config, owned, agreed, config.tune.size, tune_steps, max_steps, sized,
+    return tune_blocking<T>(config, owned, agreed, neighbour_faces, config.tune.size, tune_steps, max_steps, sized,
                             [&](double seconds) { return mpi::allreduce_max(comm, seconds); });
   });
   out.blocking = out.measured.blocking;
@@ -163,7 +176,9 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   return out;
 }
 
-template TunedBlocking tune_for_run<float>(const RunConfig&, MPI_Comm, const Box&, int, const TuningBudget&, bool);
-template TunedBlocking tune_for_run<double>(const RunConfig&, MPI_Comm, const Box&, int, const TuningBudget&, bool);
+template TunedBlocking tune_for_run<float>(const RunConfig&, MPI_Comm, const Box&, const NeighbourFaces&, int,
+                                           const TuningBudget&, bool);
+template TunedBlocking tune_for_run<double>(const RunConfig&, MPI_Comm, const Box&, const NeighbourFaces&, int,
+                                            const TuningBudget&, bool);
 
 }  // namespace wave3d::engine

@@ -37,11 +37,17 @@ int max_steps_per_sweep(const RunConfig& config, const mpi::Decomposition& decom
 // "auto", 2), or nullopt when it can.
 std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, const mpi::Decomposition& decomposition);
 
+// Along each axis, the most faces (0, 1 or 2) of one subdomain of `decomposition` whose halo another
+// subdomain fills (or the same one, across a periodic boundary): the deep halos a sweep computes.
+NeighbourFaces neighbour_faces_of(const RunConfig& config, const mpi::Decomposition& decomposition);
+
 // The blocking `config` asks for on the subdomain `owned` (this rank's), tuned where it says "auto".
-// max_steps: the most time steps one sweep of the run can take (1: steps stay 1).
+// neighbour_faces: neighbour_faces_of the run's decomposition. max_steps: the most time steps one
+// sweep of the run can take (1: steps stay 1).
 // measure_anyway: ignore the cache (wave3d tune), but still update it.
 template <typename T>
-TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& owned, int max_steps,
-                           const TuningBudget& budget, bool measure_anyway = false);
+TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& owned,
+                           const NeighbourFaces& neighbour_faces, int max_steps, const TuningBudget& budget,
+                           bool measure_anyway = false);
 
 }  // namespace wave3d::engine

@@ -162,7 +162,7 @@ void set_up(RankRun<T>& run, MPI_Comm comm, RunOutcome& out) {
   run.sweep_obstacle = temporal_blocking_obstacle(config, run.decomposition);
   const TuningBudget budget = TuningBudget::for_request(
       config.tune, static_cast<double>(intersect(run.cart->owned(), config.grid.updated()).volume()) * config.steps);
-  out.tuning = tune_for_run<T>(config, comm, run.cart->owned(),
+  out.tuning = tune_for_run<T>(config, comm, run.cart->owned(), neighbour_faces_of(config, run.decomposition),
                                run.sweep_obstacle ? 1 : max_steps_per_sweep(config, run.decomposition), budget);
   run.config.blocking = out.tuning.blocking;
   run.config.kernel = kernel_choice_for(out.tuning.variant);

@@ -24,14 +24,15 @@ struct JsonFormat {
 // wave3d-run 2 (metrics.seconds -> loop_s and the other "seconds" keys after it) and 3 (metrics.gflops ->
 // gflop_per_second); wave3d-bench 2, wave3d-stream 2 and wave3d-iobench 2 (the rates, and the times of the
 // repetitions as repetitions_s). wave3d-bench 3: "blocks" is "auto" when the tuner chose them, and each
-// case has the "blocks" it ran with and its "tuning".
+// case has the "blocks" it ran with and its "tuning". wave3d-blocking-cache 3: each key has
+// "neighbour_faces", and the measured rates count owned points only (deep halos are cost).
 inline constexpr JsonFormat kRunFormat{"wave3d-run", 3};
 inline constexpr JsonFormat kBenchFormat{"wave3d-bench", 3};
 inline constexpr JsonFormat kStreamFormat{"wave3d-stream", 2};
 inline constexpr JsonFormat kNoiseFormat{"wave3d-noise", 1};
 inline constexpr JsonFormat kIobenchFormat{"wave3d-iobench", 2};
 inline constexpr JsonFormat kAdviseFormat{"wave3d-advise", 1};
-inline constexpr JsonFormat kTuningCacheFormat{"wave3d-blocking-cache", 2};
+inline constexpr JsonFormat kTuningCacheFormat{"wave3d-blocking-cache", 3};
 inline constexpr JsonFormat kPlanFormat{"wave3d-plan", 1};  // wave3d plan --json, on stdout
 
 // The header keys above as one object.

@@ -131,7 +131,8 @@ std::vector<std::int64_t> sweep_tile_candidates(int steps, int radius, std::int6
 }
 
 template <typename T>
-TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Index3& agreed_extent, bool tune_size,
+TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Index3& agreed_extent,
+                            const NeighbourFaces& neighbour_faces, bool tune_size,
                             bool tune_steps, int max_steps, const TuningBudget& budget,
                             const std::function<double(double)>& slowest) {
   TuningOutcome out;
@@ -160,7 +161,8 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     double mine = 0;
     for (int i = 0; i < sweeps; ++i) mine += time_sweep(scratch, kernel, candidate);
     const double timed = slowest(mine);
-    const double rate = static_cast<double>(scratch.owned.volume()) * candidate.steps * sweeps / timed / 1e6;
+    const double overhead = deep_halo_overhead(agreed_extent, neighbour_faces, candidate.steps, config.grid.radius);
+    const double rate = static_cast<double>(scratch.owned.volume()) * candidate.steps * sweeps / timed / 1e6 / overhead;
     out.seconds += warm_up + timed;
     out.measured.push_back({candidate, rate, variant});
     rates[candidate_key(variant, candidate)].push_back(rate);
@@ -261,9 +263,11 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   return out;
 }
 
-template TuningOutcome tune_blocking<float>(const RunConfig&, const Box&, const Index3&, bool, bool, int, const TuningBudget&,
+template TuningOutcome tune_blocking<float>(const RunConfig&, const Box&, const Index3&, const NeighbourFaces&, bool, bool,
+                                            int, const TuningBudget&,
                                             const std::function<double(double)>&);
-template TuningOutcome tune_blocking<double>(const RunConfig&, const Box&, const Index3&, bool, bool, int, const TuningBudget&,
+template TuningOutcome tune_blocking<double>(const RunConfig&, const Box&, const Index3&, const NeighbourFaces&, bool,
+                                             bool, int, const TuningBudget&,
                                              const std::function<double(double)>&);
 
 }  // namespace wave3d

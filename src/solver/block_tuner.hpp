@@ -7,6 +7,11 @@
 // With blocking.steps given above 1, the sizes are measured as sweeps of that many steps, and then the
 // taller tiles such a sweep wants (sweep_tile_candidates) with the kernel and x, z sizes chosen.
 //
+// On a decomposition whose ranks fill each other's halos, a sweep of several steps also computes deep
+// halos, redundantly (deep_halo_overhead), which the scratch fields do not: a candidate's rate counts
+// the points the run's sweeps own, its time the ones they compute, so that T is not chosen for a
+// speed the run loses to its deep halos.
+//
 // The scratch fields have the subdomain's x and y extents (what decides how rows and planes sit in
 // the caches) and kScratchPlanes planes, or more where the three fields would otherwise fit in twice
 // the last-level cache (a subdomain that does not fit must not be measured as one that does), never
@@ -14,6 +19,7 @@
 // the configured block, until the time budget is spent; while it lasts, the three leading candidates
 // are then measured twice more (one short measurement is one sample of a noisy machine), and the
 // candidate with the best median is chosen: never slower than the configured block as measured here.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <tuple>
@@ -33,9 +39,13 @@ inline constexpr std::int64_t kScratchPlanes = 48;
 using CandidateKey = std::tuple<KernelVariant, Index3, int>;
 inline CandidateKey candidate_key(KernelVariant variant, const Blocking& b) { return {variant, b.size, b.steps}; }
 
+// Along each axis, on how many of its faces (0, 1 or 2) a neighbour fills the halo of the rank that has
+// the most: a sweep computes that many deep halos.
+using NeighbourFaces = std::array<int, 3>;
+
 struct TuningMeasurement {
   Blocking blocking;
-  double mpoints_per_second = 0;  // the slowest rank's
+  double mpoints_per_second = 0;  // the slowest rank's, of owned points (deep halos are cost, not progress)
   KernelVariant variant = KernelVariant::blocked;
 };
 
@@ -94,13 +104,15 @@ std::vector<std::int64_t> sweep_tile_candidates(int steps, int radius, std::int6
 
 // Measures candidates for `config` (its kernel, radius, precision and blocking as the starting
 // point) on the subdomain `owned`. The candidates are drawn for `agreed_extent`, a subdomain extent
-// every rank passes alike (the largest over ranks), so that all ranks measure the same list. tune_size / tune_steps: what to search; max_steps: the most
+// every rank passes alike (the largest over ranks), so that all ranks measure the same list; with
+// `neighbour_faces`, alike on every rank too, it gives the deep halos' share of each sweep. tune_size / tune_steps: what to search; max_steps: the most
 // time steps one sweep of this run can take (1: temporal blocking does not apply). `budget` bounds the measuring. slowest(seconds)
 // turns one candidate's time into the time every rank agrees on (the maximum over ranks; the
 // identity on one), so that all ranks make the same choices; it is called the same number of times
 // on every rank.
 template <typename T>
-TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Index3& agreed_extent, bool tune_size,
+TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Index3& agreed_extent,
+                            const NeighbourFaces& neighbour_faces, bool tune_size,
                             bool tune_steps, int max_steps, const TuningBudget& budget,
                             const std::function<double(double)>& slowest);
 

@@ -152,6 +152,20 @@ std::vector<std::int64_t> even_cuts(std::int64_t lo, std::int64_t hi, std::int64
 
 }  // namespace
 
+double deep_halo_overhead(const Index3& extent, const std::array<int, 3>& faces_per_axis, int levels, int radius) {
+  FaceFlags faces{};
+  for (std::size_t a = 0; a < 3; ++a) {
+    faces[a][1] = faces_per_axis[a] >= 1;
+    faces[a][0] = faces_per_axis[a] >= 2;
+  }
+  const Box owned{{0, 0, 0}, extent};
+  if (owned.empty() || levels < 1) return 1.0;
+  const LevelBoxes boxes{grown_at(owned, faces, static_cast<std::int64_t>(levels - 1) * radius), faces, radius, {}};
+  double computed = 0;
+  for (int level = 1; level <= levels; ++level) computed += static_cast<double>(boxes.at(level).volume());
+  return computed / (static_cast<double>(levels) * static_cast<double>(owned.volume()));
+}
+
 std::int64_t min_temporal_tile_rows(int levels, int radius) {
   return std::max<std::int64_t>(1, 2 * static_cast<std::int64_t>(levels - 1) * radius);
 }

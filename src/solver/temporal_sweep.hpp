@@ -127,6 +127,12 @@ void sweep_shells(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous
 // where the shells are not such slabs, or the inside vanishes at some level (the two shells would meet).
 std::vector<LevelBoxes> z_slab_shells(const LevelBoxes& outer, const LevelBoxes& inner, int levels);
 
+// The points a sweep of `levels` computes on a subdomain of `extent` whose halo neighbours fill on
+// faces_per_axis[a] of its faces along axis a (0, 1 or 2), over the points it owns times `levels`:
+// 1 plus the share of the work spent on deep halos, computed redundantly (1 without neighbours or
+// with one level). At R = 8 and 4 levels a 128-plane subdomain with one neighbour along z: 1.094.
+double deep_halo_overhead(const Index3& extent, const std::array<int, 3>& faces_per_axis, int levels, int radius);
+
 // After an odd number of levels the newest one is in `previous`: swap as single steps would.
 template <typename T>
 void swap_after_levels(Field<T>& current, Field<T>& previous, int levels) {

@@ -15,8 +15,8 @@ namespace wave3d {
 
 // What a measurement depends on: the machine (CPU model and hardware threads), the threads per rank,
 // the kernel asked for ("auto" when the tuner chooses it), radius and precision, the subdomain's
-// extent and what was searched: block sizes, and time steps per sweep (searched up to a limit, or
-// given).
+// extent, the deep halos its sweeps compute (NeighbourFaces) and what was searched: block sizes, and
+// time steps per sweep (searched up to a limit, or given).
 struct TuningKey {
   std::string machine;
   int threads = 1;
@@ -27,6 +27,7 @@ struct TuningKey {
   bool size = true;
   bool steps = false;
   int sweep_steps = 1;  // steps tuned: the most one sweep may take; else the steps per sweep given
+  NeighbourFaces neighbour_faces{0, 0, 0};
 
   nlohmann::json to_json() const;
 };

@@ -32,6 +32,8 @@ RunConfig small_config() {
 
 double same_time(double seconds) { return seconds; }
 
+const NeighbourFaces kNoNeighbours{0, 0, 0};  // one rank, zero boundaries: no deep halos
+
 TEST(BlockTuner, CandidatesStartWithTheConfiguredBlockAndCutTheSubdomainDifferently) {
   const Index3 extent{40, 36, 30};
   const auto candidates = block_size_candidates(extent, {0, 64, 16});
@@ -99,7 +101,7 @@ TEST(BlockTuner, ChoosesTheFastestMeasuredCandidate) {
   TuningBudget budget;
   budget.floor_seconds = budget.cap_seconds = 5.0;
   const int max_steps = 3;  // enough to search T and tile heights, few enough to stay well inside the budget
-  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, true, true, max_steps, budget, same_time);
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, true, max_steps, budget, same_time);
   ASSERT_GT(out.measured.size(), 1u);
   EXPECT_FALSE(out.budget_spent);
   // Each candidate's rates; the chosen one has the best median. A leader is measured twice more after
@@ -148,7 +150,7 @@ TEST(BlockTuner, ALuckyMeasurementIsMeasuredAgain) {
   // Calls come in pairs per measurement (warm-up, timed): the 4th call is the 2nd candidate's timed
   // sweeps, reported 10000 times quicker than they ran (far beyond what a loaded machine's noise
   // between two measurements of one candidate can undo).
-  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, true, false, 1, budget, [&](double s) {
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget, [&](double s) {
     return ++calls == 4 ? s / 10000 : s;
   });
   ASSERT_GT(out.measured.size(), 2u);
@@ -166,7 +168,7 @@ TEST(BlockTuner, StopsWhenTheBudgetIsSpent) {
   const RunConfig c = small_config();
   TuningBudget budget;
   budget.floor_seconds = budget.cap_seconds = 1e-9;  // spent by the first candidate
-  const TuningOutcome out = tune_blocking<double>(c, c.grid.whole(), c.grid.n, true, false, 1, budget, same_time);
+  const TuningOutcome out = tune_blocking<double>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget, same_time);
   EXPECT_EQ(out.measured.size(), 1u);
   EXPECT_TRUE(out.budget_spent);
   EXPECT_EQ(out.blocking.size, c.blocking.size);  // the configured block, the one measured
@@ -179,7 +181,7 @@ TEST(BlockTuner, RanksAgreeThroughTheSlowestTime) {
   TuningBudget budget;
   budget.floor_seconds = budget.cap_seconds = 1e-9;  // one candidate
   int calls = 0;
-  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, true, false, 1, budget, [&](double s) {
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget, [&](double s) {
     ++calls;
     return 2 * s;
   });
@@ -206,7 +208,7 @@ TEST(BlockTuner, GivenStepsPerSweepSearchesTheTileHeights) {
   int calls = 0;
   const auto first_candidate_leads = [&](double) { return ++calls == 2 ? 0.0001 : 0.01; };
   const TuningOutcome out =
-      tune_blocking<float>(c, c.grid.whole(), c.grid.n, true, false, 4, budget, first_candidate_leads);
+      tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 4, budget, first_candidate_leads);
   ASSERT_FALSE(out.budget_spent);
   EXPECT_EQ(out.blocking.steps, 2);
   EXPECT_EQ(out.blocking.size[2], 24);
@@ -229,7 +231,7 @@ TEST(BlockTuner, GivenStepsPerSweepSearchesTheTileHeights) {
 
 TEST(BlockTuner, NothingToTuneMeasuresNothing) {
   const RunConfig c = small_config();
-  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, false, true, 1, TuningBudget{}, same_time);
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, false, true, 1, TuningBudget{}, same_time);
   EXPECT_TRUE(out.measured.empty());
   EXPECT_EQ(out.blocking.size, c.blocking.size);
 }
@@ -258,7 +260,7 @@ TEST(BlockTuner, ChoosesTheKernelOfTheFastestCandidate) {
   const RunConfig c = small_config();
   TuningBudget budget;
   budget.floor_seconds = budget.cap_seconds = 5.0;
-  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, true, false, 1, budget, same_time);
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget, same_time);
   const std::vector<KernelVariant> kernels = kernel_candidates(c.kernel, c.grid.radius);
   ASSERT_EQ(kernels.size(), 2u);
   ASSERT_GT(out.measured.size(), 2u);
@@ -271,12 +273,55 @@ TEST(BlockTuner, ChoosesTheKernelOfTheFastestCandidate) {
   for (const auto& [key, r] : rates) EXPECT_LE(median_of(r), chosen);
 }
 
+// Deep halos are cost, not progress: with the same times, a sweep of T steps on a subdomain whose
+// neighbours fill its halos scores its rate without them divided by deep_halo_overhead; one step
+// per sweep computes no deep halo and scores the same.
+TEST(BlockTuner, CountsOnlyOwnedPointsOfSweepsThatComputeDeepHalos) {
+  omp_set_num_threads(1);
+  const RunConfig c = small_config();
+  TuningBudget budget;
+  budget.floor_seconds = budget.cap_seconds = 100.0;  // never spent: the same candidates both times
+  const auto fixed_time = [](double) { return 0.01; };
+  const NeighbourFaces both_z_faces{0, 0, 2};
+  const TuningOutcome alone = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, false, true, 3, budget, fixed_time);
+  const TuningOutcome cut = tune_blocking<float>(c, c.grid.whole(), c.grid.n, both_z_faces, false, true, 3, budget, fixed_time);
+  ASSERT_EQ(alone.measured.size(), cut.measured.size());
+  std::set<int> steps_seen;
+  for (std::size_t i = 0; i < alone.measured.size(); ++i) {
+    const TuningMeasurement& a = alone.measured[i];
+    const TuningMeasurement& b = cut.measured[i];
+    ASSERT_EQ(candidate_key(a.variant, a.blocking), candidate_key(b.variant, b.blocking));
+    const double overhead = deep_halo_overhead(c.grid.n, both_z_faces, a.blocking.steps, c.grid.radius);
+    EXPECT_DOUBLE_EQ(b.mpoints_per_second, a.mpoints_per_second / overhead) << "steps " << a.blocking.steps;
+    if (a.blocking.steps == 1) EXPECT_EQ(overhead, 1.0);
+    else EXPECT_GT(overhead, 1.0);
+    steps_seen.insert(a.blocking.steps);
+  }
+  EXPECT_GT(steps_seen.size(), 1u);
+}
+
+TEST(TemporalSweepCost, DeepHaloOverheadCountsTheRedundantLevels) {
+  // 2 ranks along z of a 256^3 grid, R = 8, 4 levels: level L reaches (4 - L) R planes into the
+  // neighbour's side, 24 + 16 + 8 planes over 4 x 128.
+  EXPECT_DOUBLE_EQ(deep_halo_overhead({256, 256, 128}, {0, 0, 1}, 4, 8), 560.0 / 512.0);
+  EXPECT_DOUBLE_EQ(deep_halo_overhead({256, 256, 128}, {0, 0, 2}, 4, 8), 608.0 / 512.0);
+  EXPECT_EQ(deep_halo_overhead({256, 256, 128}, {0, 0, 0}, 4, 8), 1.0);
+  EXPECT_EQ(deep_halo_overhead({256, 256, 128}, {2, 2, 2}, 1, 8), 1.0);
+  // Every axis with both faces, as a periodic grid on one rank: each level's box grows on all six.
+  double computed = 0;
+  for (int level = 1; level <= 3; ++level) {
+    const double grow = 2.0 * (3 - level) * 2;
+    computed += (10 + grow) * (12 + grow) * (14 + grow);
+  }
+  EXPECT_DOUBLE_EQ(deep_halo_overhead({10, 12, 14}, {2, 2, 2}, 3, 2), computed / (3.0 * 10 * 12 * 14));
+}
+
 TEST(BlockTuner, GivenBlockSizesKeepTheConfiguredKernel) {
   omp_set_num_threads(1);
   const RunConfig c = small_config();
   TuningBudget budget;
   budget.floor_seconds = budget.cap_seconds = 5.0;
-  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, false, true, 3, budget, same_time);
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, false, true, 3, budget, same_time);
   ASSERT_FALSE(out.measured.empty());
   for (const TuningMeasurement& m : out.measured) EXPECT_EQ(m.variant, kernel_variant(c.kernel, c.grid.radius));
   EXPECT_EQ(out.variant, kernel_variant(c.kernel, c.grid.radius));
@@ -319,6 +364,15 @@ TEST_F(TuningCacheFile, StoresReadsAndKeepsOtherEntries) {
   TuningKey given_steps = a;
   given_steps.sweep_steps = 2;
   EXPECT_FALSE(read_tuning_cache(file, given_steps).has_value());
+  // Nor is a subdomain without neighbours one of the same extent whose sweeps compute deep halos.
+  TuningKey cut_along_z = a;
+  cut_along_z.neighbour_faces = {0, 0, 1};
+  EXPECT_FALSE(read_tuning_cache(file, cut_along_z).has_value());
+  write_tuning_cache(file, cut_along_z, outcome_with({0, 64, 16}, 2));
+  const auto rz = read_tuning_cache(file, cut_along_z);
+  ASSERT_TRUE(rz.has_value());
+  EXPECT_EQ(rz->blocking.size, (Index3{0, 64, 16}));
+  EXPECT_EQ(read_tuning_cache(file, a)->blocking.size, (Index3{0, 32, 8}));
 }
 
 TEST_F(TuningCacheFile, AnEntryCutShortByASmallerBudgetDoesNotAnswerALongerSearch) {
