@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <nlohmann/json.hpp>
@@ -119,6 +120,8 @@ nlohmann::json to_json(const BenchCase& c) {
           {"blocks", c.blocks},
           {"tuning", c.tuning},
           {"steps_per_sweep", c.steps_per_sweep},
+          {"steps_per_sweep_requested",
+           c.steps_requested == kTunedSweepSteps ? nlohmann::json("auto") : nlohmann::json(c.steps_requested)},
           {"temporal_blocking_notice", c.sweep_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.sweep_notice)},
           {"bytes_per_point", c.bytes_per_point},
           {"placement_audit", c.placement_audit}};
@@ -196,19 +199,25 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
   }
 
   std::vector<BenchCase> cases;
-  std::optional<double> single_thread_rate;
+  // The 1-rank, 1-thread rate of each --sweep-steps entry: what a row's speed-up is against.
+  std::map<int, double> one_thread_rates;
+  const auto one_thread_rate = [&](int sweep_steps) -> std::optional<double> {
+    const auto found = one_thread_rates.find(sweep_steps);
+    if (found == one_thread_rates.end()) return std::nullopt;
+    return found->second;
+  };
   // 1. One rank with each thread count; other ranks, if any, wait without taking a core.
   MPI_Comm alone = MPI_COMM_NULL;
   mpi::check(MPI_Comm_split(comm, rank == 0 ? 0 : MPI_UNDEFINED, 0, &alone), "MPI_Comm_split");
   for (int sweep_steps : sweep_step_list(o.sweep_steps)) {
     set_sweep_steps(settings.stencil, sweep_steps);
-    single_thread_rate.reset();
     for (int threads : thread_counts) {
       if (rank == 0) {
         cases.push_back(measure_case(settings, threads, alone));
-        if (threads == 1) single_thread_rate = cases.back().stencil_mpoints.median;
+        cases.back().steps_requested = sweep_steps;
+        if (threads == 1) one_thread_rates[sweep_steps] = cases.back().stencil_mpoints.median;
         if (!cases.back().sweep_notice.empty()) fmt::print("  {}\n", cases.back().sweep_notice);
-        print_case(cases.back(), single_thread_rate);
+        print_case(cases.back(), one_thread_rate(sweep_steps));
         std::fflush(stdout);
       }
       mpi::barrier_quietly(comm);
@@ -221,17 +230,23 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
     for (int sweep_steps : sweep_step_list(o.sweep_steps)) {
       set_sweep_steps(settings.stencil, sweep_steps);
       BenchCase all = measure_case(settings, 1, comm);
+      all.steps_requested = sweep_steps;
       if (rank != 0) continue;
       cases.push_back(all);
       if (!all.sweep_notice.empty()) fmt::print("  {}\n", all.sweep_notice);
-      print_case(all, single_thread_rate);
+      print_case(all, one_thread_rate(sweep_steps));
       for (const BenchCase& c : cases) {
-        if (c.ranks != 1 || c.threads_per_rank != size || c.steps_per_sweep != all.steps_per_sweep) continue;
+        if (c.ranks != 1 || c.threads_per_rank != size || c.steps_requested != sweep_steps) continue;
+        // With T = auto each layout runs the T the tuner found for it, which may differ.
+        const std::string steps =
+            sweep_steps == kTunedSweepSteps
+                ? fmt::format("auto (T = {} across the ranks, {} in one rank)", all.steps_per_sweep, c.steps_per_sweep)
+                : std::to_string(sweep_steps);
         fmt::print("\nlayout: {} ranks x 1 thread ({} x {} x {} process grid) reach {:.3f} x the throughput of 1 rank x "
                    "{} threads at T = {}; exposed halo (pack + wait + unpack) {:.1f} % of the step ({} halo, progress "
                    "{})\n",
                    size, all.process_grid[0], all.process_grid[1], all.process_grid[2],
-                   all.stencil_mpoints.median / c.stencil_mpoints.median, size, all.steps_per_sweep,
+                   all.stencil_mpoints.median / c.stencil_mpoints.median, size, steps,
                    100 * all.halo_exposed_fraction.value_or(0.0), enum_name(settings.stencil.parallel.halo),
                    enum_name(settings.stencil.parallel.progress));
       }

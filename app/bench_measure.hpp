@@ -76,6 +76,7 @@ struct BenchCase {
   std::string tuning_summary;            // how they were found, with --blocking auto; empty when given
   nlohmann::json tuning;                 // the same for the JSON document
   int steps_per_sweep = 1;  // time steps per sweep it ran with
+  int steps_requested = 1;  // the --sweep-steps entry it ran for (kTunedSweepSteps: auto)
   std::string sweep_notice; // why fewer than asked, if so
   int bytes_per_point = 0;  // what the bandwidth bound assumes the kernel moves per point
   // Why pages could not be placed as the stencil's memory policy asks (e.g. memory binding not
