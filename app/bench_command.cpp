@@ -88,7 +88,7 @@ void print_case(const BenchCase& c, const std::optional<double>& single_thread_r
   if (!c.tuning_summary.empty())
     fmt::print("{:>11}   kernel {}, blocks {} x {} x {} (tuning: {})\n", "", c.kernel, c.blocks[0], c.blocks[1], c.blocks[2],
                c.tuning_summary);
-  if (!bandwidths_agree(c.triad_gbytes.median, c.triad_after_gbytes.median))
+  if (!c.triads_agree())
     fmt::print("{:>11}   memory bandwidth moved during this case: triad {:.2f} GB/s before the stencil, {:.2f} GB/s "
                "after it; against the bound after it the stencil reached {:.3f}\n",
                "", c.triad_gbytes.median, c.triad_after_gbytes.median, c.fraction_of_bandwidth_bound_after());
@@ -109,7 +109,7 @@ nlohmann::json to_json(const BenchCase& c) {
                                   {"max", c.triad_after_gbytes.max}}},
           {"bandwidth_bound_after_mpoints_per_second", c.bandwidth_bound_after_mpoints},
           {"fraction_of_bandwidth_bound_after", c.fraction_of_bandwidth_bound_after()},
-          {"triad_before_and_after_agree", bandwidths_agree(c.triad_gbytes.median, c.triad_after_gbytes.median)},
+          {"triad_before_and_after_agree", c.triads_agree()},
           {"fma_peak_gflop_per_second", optional(c.fma_peak_gflops)},
           {"compute_bound_mpoints_per_second", optional(c.compute_bound_mpoints)},
           {"field_bytes", c.field_bytes},

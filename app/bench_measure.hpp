@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/run_config.hpp"
+#include "probe/stream.hpp"
 
 namespace wave3d::app {
 
@@ -90,6 +91,7 @@ struct BenchCase {
 
   double fraction_of_bandwidth_bound() const { return stencil_mpoints.median / bandwidth_bound_mpoints; }
   double fraction_of_bandwidth_bound_after() const { return stencil_mpoints.median / bandwidth_bound_after_mpoints; }
+  bool triads_agree() const { return bandwidths_agree(triad_gbytes.median, triad_after_gbytes.median); }
 };
 
 // Runs the triad, the multiply-add peak (probe/fma_peak.hpp) and the stencil with `threads` OpenMP

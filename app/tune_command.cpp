@@ -49,9 +49,10 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
   const std::optional<std::string> obstacle = temporal_blocking_obstacle(config, d);
   const int max_steps = obstacle ? 1 : max_steps_per_sweep(config, d);
   const TuningBudget budget = TuningBudget::fixed(o.seconds);
+  const NeighbourFaces faces = neighbour_faces_of(config, d);
   const TunedBlocking tuned = config.precision == Precision::single
-                                  ? tune_for_run<float>(config, comm, owned, neighbour_faces_of(config, d), max_steps, budget, true)
-                                  : tune_for_run<double>(config, comm, owned, neighbour_faces_of(config, d), max_steps, budget, true);
+                                  ? tune_for_run<float>(config, comm, owned, faces, max_steps, budget, true)
+                                  : tune_for_run<double>(config, comm, owned, faces, max_steps, budget, true);
   if (rank != 0) return 0;
   const std::vector<KernelVariant> kernels = kernel_candidates(config.kernel, config.grid.radius, config.tune.size);
   std::vector<std::string_view> kernel_names;
