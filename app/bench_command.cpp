@@ -88,6 +88,7 @@ void print_case(const BenchCase& c, const std::optional<double>& single_thread_r
   if (!c.tuning_summary.empty())
     fmt::print("{:>11}   kernel {}, blocks {} x {} x {} (tuning: {})\n", "", c.kernel, c.blocks[0], c.blocks[1], c.blocks[2],
                c.tuning_summary);
+  if (!c.tuning_trial.empty()) fmt::print("{:>11}   tuning {}\n", "", c.tuning_trial);
   if (!c.triads_agree())
     fmt::print("{:>11}   memory bandwidth moved during this case: triad {:.2f} GB/s before the stencil, {:.2f} GB/s "
                "after it; against the bound after it the stencil reached {:.3f}\n",

@@ -163,6 +163,7 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   c.blocks = outcome.tuning.blocking.size;
   if (outcome.tuning.source != "given") {
     c.tuning_summary = outcome.tuning.summary_line();
+    c.tuning_trial = outcome.tuning.trial_line();
     c.tuning = outcome.tuning.to_json();
   }
   c.steps_per_sweep = outcome.steps_per_sweep;

@@ -75,6 +75,7 @@ struct BenchCase {
   std::string kernel;       // the variant that ran
   std::array<std::int64_t, 3> blocks{};  // the cache blocks it ran with (given, or the tuner's)
   std::string tuning_summary;            // how they were found, with --blocking auto; empty when given
+  std::string tuning_trial;              // the tuner's trial on real steps, or why none ran; empty if none applied
   nlohmann::json tuning;                 // the same for the JSON document
   int steps_per_sweep = 1;  // time steps per sweep it ran with
   int steps_requested = 1;  // the --sweep-steps entry it ran for (kTunedSweepSteps: auto)

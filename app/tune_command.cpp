@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <omp.h>
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <set>
@@ -13,10 +14,13 @@
 #include "engine/blocking_tuning.hpp"
 #include "engine/config_broadcast.hpp"
 #include "engine/placement_setup.hpp"
+#include "engine/step_trial.hpp"
 #include "config/enum_names.hpp"
 #include "mpi/collective.hpp"
+#include "mpi/cartesian.hpp"
 #include "mpi/decomposition.hpp"
 #include "mpi/environment.hpp"
+#include "mpi/progress_thread.hpp"
 #include "solver/wave_solver.hpp"
 
 namespace wave3d::app {
@@ -50,9 +54,22 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
   const int max_steps = obstacle ? 1 : max_steps_per_sweep(config, d);
   const TuningBudget budget = TuningBudget::fixed(o.seconds);
   const NeighbourFaces faces = neighbour_faces_of(config, d);
-  const TunedBlocking tuned = config.precision == Precision::single
-                                  ? tune_for_run<float>(config, comm, owned, faces, max_steps, budget, true)
-                                  : tune_for_run<double>(config, comm, owned, faces, max_steps, budget, true);
+  // The trial on real steps runs on these ranks as the run would: their Cartesian grid, the progress
+  // thread if the halo mode has one.
+  const bool periodic = config.grid.boundary == Boundary::periodic;
+  std::optional<mpi::CartesianComm> cart;
+  std::optional<mpi::ProgressThread> progress_thread;
+  mpi::collectively(comm, [&] {
+    cart.emplace(comm, d, std::array<bool, 3>{periodic, periodic, periodic});
+    if (config.parallel.progress == ProgressEngine::thread) progress_thread.emplace(config.parallel.progress_core);
+  });
+  mpi::ProgressThread* progress = progress_thread ? &*progress_thread : nullptr;
+  const TunedBlocking tuned =
+      config.precision == Precision::single
+          ? tune_for_run<float>(config, comm, owned, faces, max_steps, budget, true,
+                                real_step_timer<float>(config, *cart, progress))
+          : tune_for_run<double>(config, comm, owned, faces, max_steps, budget, true,
+                                 real_step_timer<double>(config, *cart, progress));
   if (rank != 0) return 0;
   const std::vector<KernelVariant> kernels = kernel_candidates(config.kernel, config.grid.radius, config.tune.size);
   std::vector<std::string_view> kernel_names;
@@ -64,12 +81,15 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
              config.grid.radius, enum_name(config.precision));
   if (config.tune.steps && obstacle) fmt::print("  blocking.steps: 1 ({})\n", *obstacle);
   fmt::print("  {}\n", tuned.summary_line());
+  if (const std::string trial = tuned.trial_line(); !trial.empty()) fmt::print("  {}\n", trial);
   // The chosen candidate is marked at its last measurement, the repeats of a leader as such.
   const std::vector<TuningMeasurement>& measured = tuned.measured.measured;
   std::size_t last_chosen = measured.size();  // none
   for (std::size_t i = 0; i < measured.size(); ++i)
     if (candidate_key(measured[i].variant, measured[i].blocking) == candidate_key(tuned.variant, tuned.blocking))
       last_chosen = i;
+  const std::string chosen_mark =
+      tuned.measured.trial.empty() ? "  <- chosen (best median)" : "  <- chosen (the faster on real steps)";
   std::set<CandidateKey> seen;
   for (std::size_t i = 0; i < measured.size(); ++i) {
     const Blocking& b = measured[i].blocking;
@@ -77,7 +97,7 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
     fmt::print("  {}{}[{}, {}, {}] x {} step{} per sweep: {:9.1f} MPoints/s (slowest rank){}{}\n",
                kernels.size() > 1 ? to_string(measured[i].variant) : "", kernels.size() > 1 ? " " : "", b.size[0],
                b.size[1], b.size[2], b.steps, b.steps == 1 ? "" : "s", measured[i].mpoints_per_second,
-               again ? ", again" : "", i == last_chosen ? "  <- chosen (best median)" : "");
+               again ? ", again" : "", i == last_chosen ? chosen_mark : "");
   }
   if (!tuned.notice.empty()) fmt::print("  {}\n", tuned.notice);
   fmt::print("\n# config lines for these runs:\n");

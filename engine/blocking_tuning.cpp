@@ -118,8 +118,27 @@ std::string TunedBlocking::summary_line() const {
                      cache_file.empty() ? ", not kept (blocking.cache = \"off\")" : ", kept in " + cache_file);
 }
 
+std::string TunedBlocking::trial_line() const {
+  const std::vector<TrialMeasurement>& trial = measured.trial;
+  if (trial.empty()) return measured.trial_skipped;
+  std::string s = "on real steps (the run's fields and halo exchange):";
+  for (const TrialMeasurement& t : trial)
+    s += fmt::format(" {} step{} per sweep, blocks {} x {} x {}: {:.3f} ms per step;", t.blocking.steps,
+                     t.blocking.steps == 1 ? "" : "s", t.blocking.size[0], t.blocking.size[1], t.blocking.size[2],
+                     1e3 * t.seconds_per_step);
+  return s + fmt::format(" {} kept", blocking.steps == 1 ? "one step per sweep" : "the sweep of " + std::to_string(blocking.steps));
+}
+
 nlohmann::json TunedBlocking::to_json() const {
+  nlohmann::json trial = nlohmann::json::array();
+  for (const TrialMeasurement& t : measured.trial)
+    trial.push_back({{"kernel", to_string(t.variant)},
+                     {"size", t.blocking.size},
+                     {"steps", t.blocking.steps},
+                     {"seconds_per_step", t.seconds_per_step}});
   return {{"source", source},
+          {"trial", trial},
+          {"trial_skipped", measured.trial_skipped.empty() ? nlohmann::json(nullptr) : nlohmann::json(measured.trial_skipped)},
           {"measure_s", measured.seconds},
           {"budget_s", measured.budget_seconds},
           {"candidates", measured.candidates()},
@@ -132,7 +151,7 @@ nlohmann::json TunedBlocking::to_json() const {
 template <typename T>
 TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& owned,
                            const NeighbourFaces& neighbour_faces, int max_steps, const TuningBudget& budget,
-                           bool measure_anyway) {
+                           bool measure_anyway, const RealStepTimer& real_steps) {
   TunedBlocking out;
   out.blocking = config.blocking;
   out.variant = kernel_variant(config.kernel, config.grid.radius);
@@ -161,7 +180,7 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   for (int a = 0; a < 3; ++a) agreed[a] = static_cast<std::int64_t>(mpi::allreduce_max(comm, static_cast<double>(owned.extent(a))));
   out.measured = mpi::collectively(comm, [&] {
     return tune_blocking<T>(config, owned, agreed, neighbour_faces, config.tune.size, tune_steps, max_steps, sized,
-                            [&](double seconds) { return mpi::allreduce_max(comm, seconds); });
+                            [&](double seconds) { return mpi::allreduce_max(comm, seconds); }, real_steps);
   });
   out.blocking = out.measured.blocking;
   out.variant = out.measured.variant;
@@ -177,8 +196,8 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
 }
 
 template TunedBlocking tune_for_run<float>(const RunConfig&, MPI_Comm, const Box&, const NeighbourFaces&, int,
-                                           const TuningBudget&, bool);
+                                           const TuningBudget&, bool, const RealStepTimer&);
 template TunedBlocking tune_for_run<double>(const RunConfig&, MPI_Comm, const Box&, const NeighbourFaces&, int,
-                                            const TuningBudget&, bool);
+                                            const TuningBudget&, bool, const RealStepTimer&);
 
 }  // namespace wave3d::engine

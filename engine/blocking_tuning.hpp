@@ -25,6 +25,9 @@ struct TunedBlocking {
   std::string notice;      // e.g. the cache could not be written; empty if none
 
   std::string summary_line() const;  // for the run summary, after "tuning:"
+  // The trial on real steps: each contender's time per step and the choice, or why none ran; "" when
+  // none applied.
+  std::string trial_line() const;
   nlohmann::json to_json() const;
 };
 
@@ -44,10 +47,11 @@ NeighbourFaces neighbour_faces_of(const RunConfig& config, const mpi::Decomposit
 // The blocking `config` asks for on the subdomain `owned` (this rank's), tuned where it says "auto".
 // neighbour_faces: neighbour_faces_of the run's decomposition. max_steps: the most time steps one
 // sweep of the run can take (1: steps stay 1).
-// measure_anyway: ignore the cache (wave3d tune), but still update it.
+// measure_anyway: ignore the cache (wave3d tune), but still update it. real_steps: the tuner's trial
+// on real steps (step_trial.hpp), where the caller can run them; the cache keeps the trial's choice.
 template <typename T>
 TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& owned,
                            const NeighbourFaces& neighbour_faces, int max_steps, const TuningBudget& budget,
-                           bool measure_anyway = false);
+                           bool measure_anyway = false, const RealStepTimer& real_steps = nullptr);
 
 }  // namespace wave3d::engine

@@ -154,6 +154,7 @@ std::string format_summary(const RunConfig& c, const RunOutcome& o) {
                    o.kernel, enum_name(c.kernel), o.tuning.blocking.size[0], o.tuning.blocking.size[1],
                    o.tuning.blocking.size[2], o.steps_per_sweep, o.steps_per_sweep == 1 ? "" : "s", o.bytes_per_point);
   s += fmt::format("tuning:      {}\n", o.tuning.summary_line());
+  if (const std::string trial = o.tuning.trial_line(); !trial.empty()) s += fmt::format("             {}\n", trial);
   if (!o.tuning.notice.empty()) s += fmt::format("             {}\n", o.tuning.notice);
   if (!o.sweep_notice.empty()) s += fmt::format("temporal:    {}\n", o.sweep_notice);
   s += fmt::format("time:        {:.4f} s for {} steps\n", o.loop_seconds, o.steps_done);

@@ -14,6 +14,8 @@
 #include "engine/run_counters.hpp"
 #include "engine/run_preflight.hpp"
 #include "engine/step_driver.hpp"
+#include "engine/step_trial.hpp"
+#include "engine/subdomain_fields.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -129,25 +131,24 @@ const std::vector<std::string> kPhaseNames{"pack", "wait", "unpack", "interior",
                                            "messages_done", "io"};
 
 // This rank's part of the run once set up: its subdomain in the process grid, the tuned settings, the
-// fields and the exchanges. One step per sweep exchanges an R-deep halo every step (halo); several
-// (temporal blocking) exchange both time levels blocking.steps x R deep once per sweep (deep_halo).
+// fields and the exchanges (subdomain_fields.hpp).
 template <typename T>
 struct RankRun {
   RunConfig config;  // as requested, with the blocking the tuner settled
   std::optional<std::string> sweep_obstacle;  // why temporal blocking cannot apply, if it cannot
   mpi::Decomposition decomposition;
   std::optional<mpi::CartesianComm> cart;
-  std::optional<WaveSolver<T>> solver;
-  std::optional<mpi::HaloExchange<T>> halo;
-  std::optional<mpi::DeepHaloExchange<T>> deep_halo;
   std::optional<mpi::ProgressThread> progress_thread;
+  SubdomainFields<T> fields;
 
-  bool sweeping() const { return config.blocking.steps > 1; }
+  bool sweeping() const { return fields.sweeping(); }
+  mpi::ProgressThread* progress() { return progress_thread ? &*progress_thread : nullptr; }
 };
 
 // Set-up, every part collective: an error on any rank is reported once and ends all of them. The
 // blocks (blocking.size / blocking.steps = "auto") are measured, or read from the cache, before the
-// fields exist, since their first touch follows the blocks.
+// fields exist, since their first touch follows the blocks; the progress thread exists before, since
+// the tuner's trial on real steps runs the run's halo mode.
 template <typename T>
 void set_up(RankRun<T>& run, MPI_Comm comm, RunOutcome& out) {
   const RunConfig& config = run.config;
@@ -159,35 +160,30 @@ void set_up(RankRun<T>& run, MPI_Comm comm, RunOutcome& out) {
   const bool periodic = config.grid.boundary == Boundary::periodic;
   mpi::collectively(comm, [&] { run.cart.emplace(comm, run.decomposition, std::array<bool, 3>{periodic, periodic, periodic}); });
 
+  mpi::collectively(comm, [&] {
+    if (config.parallel.progress == ProgressEngine::thread) run.progress_thread.emplace(config.parallel.progress_core);
+  });
+
   run.sweep_obstacle = temporal_blocking_obstacle(config, run.decomposition);
   const TuningBudget budget = TuningBudget::for_request(
       config.tune, static_cast<double>(intersect(run.cart->owned(), config.grid.updated()).volume()) * config.steps);
   out.tuning = tune_for_run<T>(config, comm, run.cart->owned(), neighbour_faces_of(config, run.decomposition),
-                               run.sweep_obstacle ? 1 : max_steps_per_sweep(config, run.decomposition), budget);
+                               run.sweep_obstacle ? 1 : max_steps_per_sweep(config, run.decomposition), budget,
+                               false, real_step_timer<T>(config, *run.cart, run.progress()));
   run.config.blocking = out.tuning.blocking;
   run.config.kernel = kernel_choice_for(out.tuning.variant);
   if (run.sweep_obstacle) run.config.blocking.steps = 1;  // the fields are placed for the sweeps that will run
 
   out.rss_before_fields = current_rss_bytes();
   reset_peak_rss();
-  mpi::collectively(comm, [&] {
-    if (run.sweeping()) {
-      run.deep_halo.emplace(*run.cart, run.cart->owned(), config.blocking.steps * config.grid.radius);
-      const FaceFlags& faces = run.deep_halo->faces_with_neighbours();
-      run.solver.emplace(config, run.cart->owned(), axes_of(faces), faces);
-    } else {
-      run.halo.emplace(*run.cart, run.cart->owned(), config.grid.radius);
-      run.solver.emplace(config, run.cart->owned(), run.halo->remote_axes());
-    }
-    if (config.parallel.progress == ProgressEngine::thread) run.progress_thread.emplace(config.parallel.progress_core);
-  });
+  mpi::collectively(comm, [&] { build_subdomain_fields(run.fields, config, *run.cart); });
 }
 
 // What the set-up produced, for the report: memory and pages, the kernel, the sweeps, the halo volume.
 template <typename T>
 void describe_set_up(const RankRun<T>& run, const RunConfig& requested, MPI_Comm comm, RunOutcome& out) {
   const RunConfig& config = run.config;
-  const WaveSolver<T>& solver = *run.solver;
+  const WaveSolver<T>& solver = *run.fields.solver;
   out.field_bytes = solver.field_bytes();
   out.huge_page_bytes = anonymous_huge_page_bytes();
   out.huge_page_mode = transparent_huge_page_mode();
@@ -208,9 +204,9 @@ void describe_set_up(const RankRun<T>& run, const RunConfig& requested, MPI_Comm
   // With sweeps: one full sweep's deep exchange, spread over its steps.
   const int r = config.grid.radius;
   const double my_halo_bytes_per_step =
-      run.sweeping() ? static_cast<double>(run.deep_halo->bytes_for({sweeps.steps * r, (sweeps.steps - 1) * r})) /
+      run.sweeping() ? static_cast<double>(run.fields.deep_halo->bytes_for({sweeps.steps * r, (sweeps.steps - 1) * r})) /
                            sweeps.steps
-                     : static_cast<double>(run.halo->bytes_per_exchange());
+                     : static_cast<double>(run.fields.halo->bytes_per_exchange());
   out.halo_bytes_per_step = static_cast<std::uint64_t>(mpi::allreduce_sum(comm, my_halo_bytes_per_step));
 }
 
@@ -221,7 +217,7 @@ template <typename T>
 StepTimes step_loop(RankRun<T>& run, StepDriver<T>& driver, FieldIoSchedule<T>& field_io, RunCounters& counters,
                     MPI_Comm comm, RunOutcome& out) {
   const RunConfig& config = run.config;
-  WaveSolver<T>& solver = *run.solver;
+  WaveSolver<T>& solver = *run.fields.solver;
   const int rank = mpi::rank_in(comm);
   const int first_step = solver.steps_done();
   StepTimes times(config.steps - first_step, kPhaseNames);
@@ -279,7 +275,7 @@ StepTimes step_loop(RankRun<T>& run, StepDriver<T>& driver, FieldIoSchedule<T>& 
 // After the loop: verification (or the failure that stopped it), checksum and norm, every rank's times.
 template <typename T>
 void verify_and_gather(const RankRun<T>& run, const StepTimes& times, MPI_Comm comm, RunOutcome& out) {
-  const WaveSolver<T>& solver = *run.solver;
+  const WaveSolver<T>& solver = *run.fields.solver;
   if (out.failure) {
     out.verification.status = VerificationStatus::failed;
     out.verification.method = "none";
@@ -302,15 +298,12 @@ RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldI
   RankRun<T> run;
   run.config = requested;
   set_up(run, comm, out);
-  StepDriver<T> driver(run.config.parallel, *run.solver, run.halo ? &*run.halo : nullptr,
-                       run.deep_halo ? &*run.deep_halo : nullptr,
-                       run.progress_thread ? &*run.progress_thread : nullptr);
+  StepDriver<T> driver = run.fields.driver(run.config.parallel, run.progress());
   // A restart leaves the solver at the checkpoint's step; the loop runs the steps from there.
-  FieldIoSchedule<T> field_io(run.config, comm, field_io_context, *run.solver);
+  FieldIoSchedule<T> field_io(run.config, comm, field_io_context, *run.fields.solver);
   describe_set_up(run, requested, comm, out);
   if (before_loop)
-    before_loop(LoopSetup{run.progress_thread ? &*run.progress_thread : nullptr,
-                          block_count(run.solver->update_region(), run.config.blocking)});
+    before_loop(LoopSetup{run.progress(), block_count(run.fields.solver->update_region(), run.config.blocking)});
 
   RunCounters counters(run.config.counters, comm);
   driver.count_regions_with(counters.regions());

@@ -1,5 +1,6 @@
 #include "solver/block_tuner.hpp"
 
+#include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -76,6 +77,23 @@ std::size_t TuningOutcome::candidates() const {
   return distinct.size();
 }
 
+std::optional<TuningMeasurement> TuningOutcome::best_with(bool several_steps) const {
+  std::map<CandidateKey, std::vector<double>> rates;
+  for (const TuningMeasurement& m : measured) rates[candidate_key(m.variant, m.blocking)].push_back(m.mpoints_per_second);
+  std::optional<TuningMeasurement> best;
+  double best_rate = 0;
+  for (const TuningMeasurement& m : measured) {
+    if ((m.blocking.steps > 1) != several_steps) continue;
+    const double rate = median_of(rates.at(candidate_key(m.variant, m.blocking)));
+    if (!best || rate > best_rate) {
+      best = m;
+      best->mpoints_per_second = rate;
+      best_rate = rate;
+    }
+  }
+  return best;
+}
+
 double TuningBudget::seconds_for(double first_rate_mpoints) const {
   const double run_seconds = first_rate_mpoints > 0 ? run_point_updates / (first_rate_mpoints * 1e6) : 0.0;
   return std::min(cap_seconds, std::max(floor_seconds, fraction * run_seconds));
@@ -130,29 +148,69 @@ std::vector<std::int64_t> sweep_tile_candidates(int steps, int radius, std::int6
   return heights.empty() ? starving : heights;
 }
 
+void run_real_step_trial(TuningOutcome& out, const RealStepTimer& real_steps, double points,
+                         const std::function<double(int)>& build_seconds, const std::function<double(double)>& slowest) {
+  const std::optional<TuningMeasurement> one = out.best_with(false), several = out.best_with(true);
+  if (!one || !several) return;
+  const int steps = kTrialSweeps * several->blocking.steps;
+  double needed = 0;
+  for (const TuningMeasurement* m : {&*one, &*several}) {
+    const double steps_run = static_cast<double>(steps) * kTrialRepetitions + m->blocking.steps;  // with the warm-up
+    needed += build_seconds(m->blocking.steps) + steps_run * points / (m->mpoints_per_second * 1e6);
+  }
+  const double left = out.budget_seconds - out.seconds;
+  if (needed > left) {
+    out.trial_skipped = fmt::format(
+        "no trial of T = 1 against T = {} on real steps: it needs about {:.3f} s, {:.3f} s of the budget was left",
+        several->blocking.steps, needed, std::max(0.0, left));
+    out.budget_spent = true;  // a longer search is not answered by this one (read_tuning_cache)
+    return;
+  }
+  for (const TuningMeasurement* m : {&*one, &*several}) {
+    const double start = omp_get_wtime();
+    const double per_step = real_steps(m->blocking, m->variant, steps, kTrialRepetitions);
+    out.seconds += slowest(omp_get_wtime() - start);
+    out.trial.push_back({m->blocking, m->variant, per_step});
+  }
+  // Only a faster sweep of several steps replaces one step per sweep: it is the simpler run.
+  const TrialMeasurement& winner =
+      out.trial[1].seconds_per_step < out.trial[0].seconds_per_step ? out.trial[1] : out.trial[0];
+  out.blocking = winner.blocking;
+  out.variant = winner.variant;
+}
+
+
 template <typename T>
 TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Index3& agreed_extent,
                             const NeighbourFaces& neighbour_faces, bool tune_size,
                             bool tune_steps, int max_steps, const TuningBudget& budget,
-                            const std::function<double(double)>& slowest) {
+                            const std::function<double(double)>& slowest, const RealStepTimer& real_steps) {
   TuningOutcome out;
   out.blocking = config.blocking;
   const bool temporal_applies = max_steps > 1;
   if (!tune_size && !(tune_steps && temporal_applies)) return out;
   const double plane_bytes = 3.0 * sizeof(T) * static_cast<double>(owned.extent(0) * owned.extent(1));
   const auto planes = std::max(kScratchPlanes, static_cast<std::int64_t>(std::ceil(budget.scratch_bytes / plane_bytes)));
+  const double build_start = omp_get_wtime();
   ScratchFields<T> scratch(owned, config.grid.radius, planes);
+  const double scratch_build_seconds = omp_get_wtime() - build_start;  // this rank's
+  const bool trial_applies = real_steps && tune_steps && temporal_applies &&
+                             std::any_of(neighbour_faces.begin(), neighbour_faces.end(), [](int f) { return f > 0; });
   const std::vector<double> weights = second_derivative_weights(config.grid.radius);
   const std::vector<KernelVariant> variants = kernel_candidates(config.kernel, config.grid.radius, tune_size);
   out.variant = variants.front();
+  // The part of the budget the search of candidates may spend: the rest is the trial's, if one applies.
+  const auto search_seconds = [&] { return out.budget_seconds * (trial_applies ? 1.0 - kTrialShare : 1.0); };
   // Every rate measured per candidate (kernel, size x, y, z and steps): a candidate measured again
   // is judged by the median of its rates.
   std::map<CandidateKey, std::vector<double>> rates;
   const auto score = [&](const TuningMeasurement& m) { return median_of(rates.at(candidate_key(m.variant, m.blocking))); };
   // Each candidate runs one warm-up sweep, then enough sweeps to take about this long (the slowest
-  // rank's time decides how many, so that every rank runs as many).
+  // rank's time decides how many, so that every rank runs as many): a search of the sizes measures
+  // about 30 candidates with the leaders' repeats, one of T as many again.
+  const double measurements_planned = tune_steps && temporal_applies ? 80.0 : 40.0;
   const auto timed_seconds_wanted = [&] {
-    return std::clamp(out.budget_seconds / 40.0, 0.002, 0.25);
+    return std::clamp(out.budget_seconds / measurements_planned, 0.002, 0.25);
   };
   const auto measure = [&](const Blocking& candidate, KernelVariant variant) {
     const Kernel<T> kernel(weights, candidate, variant);
@@ -174,7 +232,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     const std::int64_t least = min_temporal_tile_rows(candidate.steps, config.grid.radius);
     if (candidate.steps > 1 && candidate.size[1] > 0 && candidate.size[1] < least) candidate.size[1] = least;
     if (rates.count(candidate_key(variant, candidate)) != 0) return;
-    if (!out.measured.empty() && out.seconds >= out.budget_seconds) {
+    if (!out.measured.empty() && out.seconds >= search_seconds()) {
       out.budget_spent = true;
       return;
     }
@@ -208,7 +266,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
       if (leaders.size() < 2) return;
       if (round % 2 == 1) std::reverse(leaders.begin(), leaders.end());  // no candidate always first
       for (const TuningMeasurement& m : leaders) {
-        if (out.seconds >= out.budget_seconds) return;
+        if (out.seconds >= search_seconds()) return;
         measure(m.blocking, m.variant);
       }
     }
@@ -260,14 +318,24 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     confirm_leaders();
     choose_best();
   }
+  if (trial_applies) {
+    const Index3& e = agreed_extent;
+    // The fields the run builds are the subdomain's with halos of the deepest sweep: first touched and
+    // initialised like the scratch fields, a known time per plane (twice it, for the initial condition).
+    const double per_plane = slowest(scratch_build_seconds) / static_cast<double>(scratch.owned.extent(2));
+    const auto build_seconds = [&](int steps) {
+      return 2.0 * per_plane * (static_cast<double>(e[2]) + 2.0 * steps * config.grid.radius);
+    };
+    run_real_step_trial(out, real_steps, static_cast<double>(e[0] * e[1] * e[2]), build_seconds, slowest);
+  }
   return out;
 }
 
 template TuningOutcome tune_blocking<float>(const RunConfig&, const Box&, const Index3&, const NeighbourFaces&, bool, bool,
-                                            int, const TuningBudget&,
-                                            const std::function<double(double)>&);
+                                            int, const TuningBudget&, const std::function<double(double)>&,
+                                            const RealStepTimer&);
 template TuningOutcome tune_blocking<double>(const RunConfig&, const Box&, const Index3&, const NeighbourFaces&, bool,
-                                             bool, int, const TuningBudget&,
-                                             const std::function<double(double)>&);
+                                             bool, int, const TuningBudget&, const std::function<double(double)>&,
+                                             const RealStepTimer&);
 
 }  // namespace wave3d

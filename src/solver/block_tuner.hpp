@@ -19,9 +19,18 @@
 // the configured block, until the time budget is spent; while it lasts, the three leading candidates
 // are then measured twice more (one short measurement is one sample of a noisy machine), and the
 // candidate with the best median is chosen: never slower than the configured block as measured here.
+//
+// What the scratch fields cannot show is the halo exchange: a sweep of T steps exchanges halos T
+// radii deep, of both time levels, and with one thread per rank on a busy node that costs as much as
+// the levels in cache gain. So where T is searched on a subdomain with neighbours and the caller can
+// time real steps (RealStepTimer: the run's own fields, exchange and halo mode), the best candidate of
+// one step per sweep and the best of several are run there, and the faster per step is chosen: a trial
+// of the two, within the budget (kTrialShare of it is kept for the trial), or skipped and said so.
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -68,14 +77,38 @@ struct TuningBudget {
   double seconds_for(double first_rate_mpoints) const;
 };
 
+// Times real time steps of a candidate on the run's own subdomain (its fields, halo exchange and halo
+// mode, as the run would build them) and returns the seconds per step the slowest rank took: the
+// median of `repetitions` runs of `steps` steps, after one warm-up sweep. Collective where the run is:
+// every rank calls it with the same arguments, in the same order.
+using RealStepTimer = std::function<double(const Blocking& blocking, KernelVariant variant, int steps, int repetitions)>;
+
+// The share of the budget kept for the trial on real steps, where one applies.
+inline constexpr double kTrialShare = 0.3;
+// Each trial contender runs kTrialRepetitions runs of kTrialSweeps sweeps of the deepest contender.
+inline constexpr int kTrialRepetitions = 3;
+inline constexpr int kTrialSweeps = 2;
+
+// One contender of the trial on real steps, and its seconds per step there.
+struct TrialMeasurement {
+  Blocking blocking;
+  KernelVariant variant = KernelVariant::blocked;
+  double seconds_per_step = 0;
+};
+
 struct TuningOutcome {
-  Blocking blocking;                         // the fastest measured (best median of its measurements)
+  Blocking blocking;                         // the choice: the best median, or the trial's winner
   KernelVariant variant = KernelVariant::blocked;  // the kernel it was measured with
   std::vector<TuningMeasurement> measured;   // in the order measured, the leaders' repeats included
-  double seconds = 0;                        // spent measuring (the slowest rank's)
+  std::vector<TrialMeasurement> trial;       // the trial on real steps: one step per sweep first; empty if none ran
+  std::string trial_skipped;                 // why a trial that applied did not run; empty otherwise
+  double seconds = 0;                        // spent measuring (the slowest rank's), the trial included
   double budget_seconds = 0;                 // what it was allowed
-  bool budget_spent = false;                 // stopped before every candidate was measured
+  bool budget_spent = false;                 // stopped before every candidate (or the trial) was measured
   std::size_t candidates() const;            // the distinct blockings measured
+  // The candidate with the best median among those of one step per sweep (several_steps false) or of
+  // more; nullopt if none of them was measured.
+  std::optional<TuningMeasurement> best_with(bool several_steps) const;
 };
 
 // The candidate block sizes for a subdomain of `extent`, `first` at the head, without two that cut
@@ -102,6 +135,16 @@ std::vector<int> sweep_step_candidates(int radius, std::int64_t rows, int max_st
 std::vector<std::int64_t> sweep_tile_candidates(int steps, int radius, std::int64_t chosen, std::int64_t rows,
                                                 int threads = 1);
 
+// The trial on real steps: out's best candidate of one step per sweep against its best of several
+// (nothing without both), each timed by real_steps; the faster per step becomes out's choice (one step
+// per sweep on a tie: the simpler run) and both go to out.trial. Skipped, with out.trial_skipped saying
+// why and out.budget_spent set, when the budget left (out.budget_seconds - out.seconds) cannot hold it, as estimated from the
+// candidates' rates on `points` points per step and build_seconds(steps), the time to build the run's
+// fields for sweeps of that many steps. slowest: as for tune_blocking.
+void run_real_step_trial(TuningOutcome& out, const RealStepTimer& real_steps, double points,
+                         const std::function<double(int)>& build_seconds,
+                         const std::function<double(double)>& slowest);
+
 // Measures candidates for `config` (its kernel, radius, precision and blocking as the starting
 // point) on the subdomain `owned`. The candidates are drawn for `agreed_extent`, a subdomain extent
 // every rank passes alike (the largest over ranks), so that all ranks measure the same list; with
@@ -109,11 +152,12 @@ std::vector<std::int64_t> sweep_tile_candidates(int steps, int radius, std::int6
 // time steps one sweep of this run can take (1: temporal blocking does not apply). `budget` bounds the measuring. slowest(seconds)
 // turns one candidate's time into the time every rank agrees on (the maximum over ranks; the
 // identity on one), so that all ranks make the same choices; it is called the same number of times
-// on every rank.
+// on every rank. real_steps: where given, the trial on real steps described above.
 template <typename T>
 TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Index3& agreed_extent,
                             const NeighbourFaces& neighbour_faces, bool tune_size,
                             bool tune_steps, int max_steps, const TuningBudget& budget,
-                            const std::function<double(double)>& slowest);
+                            const std::function<double(double)>& slowest,
+                            const RealStepTimer& real_steps = nullptr);
 
 }  // namespace wave3d

@@ -15,9 +15,14 @@ namespace {
 nlohmann::json read_document(const std::filesystem::path& file) {
   std::ifstream in(file);
   if (!in) return nlohmann::json::object();
-  // A file that does not parse (cut short, edited by hand) is treated as empty and rewritten.
+  // A file that does not parse (cut short, edited by hand) is treated as empty and rewritten; so is one
+  // of another format version, whose entries were chosen by other rules (an older tuner's choice
+  // across ranks never ran on real steps).
   nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object() || !doc.contains("entries") || !doc["entries"].is_array()) return nlohmann::json::object();
+  if (doc.value("format", std::string()) != kTuningCacheFormat.name ||
+      doc.value("format_version", -1) != kTuningCacheFormat.version)
+    return nlohmann::json::object();
   return doc;
 }
 
@@ -75,10 +80,16 @@ void write_tuning_cache(const std::filesystem::path& file, const TuningKey& key,
   for (const TuningMeasurement& m : outcome.measured)
     measured.push_back({{"kernel", to_string(m.variant)}, {"size", m.blocking.size}, {"steps", m.blocking.steps},
                         {"mpoints_per_second", m.mpoints_per_second}});
+  nlohmann::json trial = nlohmann::json::array();
+  for (const TrialMeasurement& t : outcome.trial)
+    trial.push_back({{"kernel", to_string(t.variant)}, {"size", t.blocking.size}, {"steps", t.blocking.steps},
+                     {"seconds_per_step", t.seconds_per_step}});
   kept.push_back({{"key", wanted},
                   {"blocking", {{"kernel", to_string(outcome.variant)}, {"size", outcome.blocking.size},
                                 {"steps", outcome.blocking.steps}}},
                   {"measured", measured},
+                  {"trial", trial},
+                  {"trial_skipped", outcome.trial_skipped.empty() ? nlohmann::json(nullptr) : nlohmann::json(outcome.trial_skipped)},
                   {"measure_s", outcome.seconds},
                   {"budget_s", outcome.budget_seconds},
                   {"budget_spent", outcome.budget_spent}});

@@ -12,6 +12,8 @@
 
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "solver/block_tuner.hpp"
 #include "solver/temporal_sweep.hpp"
 #include "solver/tuning_cache.hpp"
@@ -300,6 +302,123 @@ TEST(BlockTuner, CountsOnlyOwnedPointsOfSweepsThatComputeDeepHalos) {
   EXPECT_GT(steps_seen.size(), 1u);
 }
 
+// A tuning outcome with two candidates of one step per sweep and two of several, as a search leaves
+// it: the best of each kind is what the trial on real steps runs.
+TuningOutcome outcome_with_both_kinds() {
+  TuningOutcome out;
+  out.measured = {{Blocking{{0, 16, 16}, 1}, 100.0, KernelVariant::columns},
+                  {Blocking{{0, 8, 16}, 1}, 120.0, KernelVariant::blocked},
+                  {Blocking{{0, 32, 16}, 3}, 150.0, KernelVariant::columns},
+                  {Blocking{{0, 64, 16}, 4}, 140.0, KernelVariant::columns}};
+  out.blocking = out.measured[2].blocking;
+  out.variant = out.measured[2].variant;
+  out.budget_seconds = 10.0;
+  out.seconds = 5.0;
+  return out;
+}
+
+// Records the contenders it is asked to time and answers per step what `per_step` gives for their T.
+struct FakeRealSteps {
+  std::map<int, double> per_step;  // seconds per step by steps per sweep
+  std::vector<std::tuple<Blocking, KernelVariant, int, int>> calls;
+  RealStepTimer timer() {
+    return [this](const Blocking& b, KernelVariant v, int steps, int repetitions) {
+      calls.emplace_back(b, v, steps, repetitions);
+      return per_step.at(b.steps);
+    };
+  }
+};
+
+const auto kQuickBuild = [](int) { return 0.01; };
+
+// A blocking's sizes and steps, to compare.
+std::pair<Index3, int> shape(const Blocking& b) { return {b.size, b.steps}; }
+
+TEST(RealStepTrial, TheFasterPerStepOfTheBestOfEachKindIsChosen) {
+  for (const bool several_faster : {true, false}) {
+    TuningOutcome out = outcome_with_both_kinds();
+    FakeRealSteps fake{{{1, several_faster ? 0.006 : 0.005}, {3, several_faster ? 0.005 : 0.006}}, {}};
+    run_real_step_trial(out, fake.timer(), 1e6, kQuickBuild, same_time);
+    ASSERT_EQ(fake.calls.size(), 2u);
+    // One step per sweep first, each kind's best median, as many steps each: whole sweeps of the deeper one.
+    EXPECT_EQ(shape(std::get<0>(fake.calls[0])), shape(Blocking{{0, 8, 16}, 1}));
+    EXPECT_EQ(std::get<1>(fake.calls[0]), KernelVariant::blocked);
+    EXPECT_EQ(shape(std::get<0>(fake.calls[1])), shape(Blocking{{0, 32, 16}, 3}));
+    for (const auto& call : fake.calls) {
+      EXPECT_EQ(std::get<2>(call), kTrialSweeps * 3);
+      EXPECT_EQ(std::get<3>(call), kTrialRepetitions);
+    }
+    ASSERT_EQ(out.trial.size(), 2u);
+    EXPECT_EQ(out.trial[0].blocking.steps, 1);
+    EXPECT_EQ(out.trial[1].blocking.steps, 3);
+    EXPECT_DOUBLE_EQ(out.trial[0].seconds_per_step, several_faster ? 0.006 : 0.005);
+    EXPECT_EQ(shape(out.blocking), several_faster ? shape(Blocking{{0, 32, 16}, 3}) : shape(Blocking{{0, 8, 16}, 1}));
+    EXPECT_EQ(out.variant, several_faster ? KernelVariant::columns : KernelVariant::blocked);
+    EXPECT_TRUE(out.trial_skipped.empty());
+    EXPECT_GT(out.seconds, 5.0);  // the trial's time is spent from the budget
+  }
+}
+
+TEST(RealStepTrial, ATieKeepsOneStepPerSweep) {
+  TuningOutcome out = outcome_with_both_kinds();
+  FakeRealSteps fake{{{1, 0.005}, {3, 0.005}}, {}};
+  run_real_step_trial(out, fake.timer(), 1e6, kQuickBuild, same_time);
+  EXPECT_EQ(out.blocking.steps, 1);
+}
+
+TEST(RealStepTrial, SkippedAndSaidSoWhenTheBudgetLeftCannotHoldIt) {
+  TuningOutcome out = outcome_with_both_kinds();
+  out.seconds = 9.99;
+  FakeRealSteps fake{{{1, 0.005}, {3, 0.004}}, {}};
+  // 1e9 points per step at 120 and 150 MPoints/s: seconds per step, far more than the 0.01 s left.
+  run_real_step_trial(out, fake.timer(), 1e9, kQuickBuild, same_time);
+  EXPECT_TRUE(fake.calls.empty());
+  EXPECT_TRUE(out.trial.empty());
+  EXPECT_NE(out.trial_skipped.find("no trial of T = 1 against T = 3 on real steps: it needs about"), std::string::npos)
+      << out.trial_skipped;
+  EXPECT_NE(out.trial_skipped.find("0.010 s of the budget was left"), std::string::npos) << out.trial_skipped;
+  EXPECT_EQ(shape(out.blocking), shape(Blocking{{0, 32, 16}, 3}));  // the search's choice stands
+  EXPECT_TRUE(out.budget_spent);  // a search with a larger budget is not answered by this one
+}
+
+TEST(RealStepTrial, NeedsACandidateOfEachKind) {
+  TuningOutcome out = outcome_with_both_kinds();
+  out.measured.resize(2);  // one step per sweep only
+  FakeRealSteps fake{{{1, 0.005}}, {}};
+  run_real_step_trial(out, fake.timer(), 1e6, kQuickBuild, same_time);
+  EXPECT_TRUE(fake.calls.empty());
+  EXPECT_TRUE(out.trial.empty());
+  EXPECT_TRUE(out.trial_skipped.empty());
+}
+
+// The search runs the trial only where the exchange it cannot see exists (a neighbour's face) and the
+// caller can time real steps; a search of T keeps a share of its budget for it.
+TEST(BlockTuner, RunsTheTrialOnRealStepsOnlyWhereNeighboursFillHalos) {
+  omp_set_num_threads(1);
+  const RunConfig c = small_config();
+  TuningBudget budget;
+  budget.floor_seconds = budget.cap_seconds = 100.0;
+  const auto fixed_time = [](double) { return 0.01; };
+  FakeRealSteps alone_fake{{{1, 0.002}, {2, 0.001}, {3, 0.001}}, {}};
+  const TuningOutcome alone = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, false, true, 3, budget,
+                                                   fixed_time, alone_fake.timer());
+  EXPECT_TRUE(alone_fake.calls.empty());
+  EXPECT_TRUE(alone.trial.empty());
+
+  FakeRealSteps cut_fake{{{1, 0.001}, {2, 0.002}, {3, 0.002}}, {}};
+  const TuningOutcome cut = tune_blocking<float>(c, c.grid.whole(), c.grid.n, {0, 0, 1}, false, true, 3, budget,
+                                                 fixed_time, cut_fake.timer());
+  ASSERT_EQ(cut_fake.calls.size(), 2u);
+  ASSERT_EQ(cut.trial.size(), 2u);
+  EXPECT_EQ(cut.blocking.steps, 1);  // faster on real steps, whatever the scratch fields said
+  EXPECT_EQ(shape(cut.blocking), shape(cut.trial[0].blocking));
+
+  // Without a timer (a caller that cannot run real steps) the search's choice stands.
+  const TuningOutcome untimed = tune_blocking<float>(c, c.grid.whole(), c.grid.n, {0, 0, 1}, false, true, 3, budget, fixed_time);
+  EXPECT_TRUE(untimed.trial.empty());
+  EXPECT_TRUE(untimed.trial_skipped.empty());
+}
+
 TEST(TemporalSweepCost, DeepHaloOverheadCountsTheRedundantLevels) {
   // 2 ranks along z of a 256^3 grid, R = 8, 4 levels: level L reaches (4 - L) R planes into the
   // neighbour's side, 24 + 16 + 8 planes over 4 x 128.
@@ -341,6 +460,32 @@ TuningOutcome outcome_with(Index3 size, int steps) {
   o.blocking = Blocking{size, steps};
   o.measured.push_back({o.blocking, 123.0});
   return o;
+}
+
+// An entry keeps the trial on real steps that chose it; a file of another format version (whose
+// entries were chosen without one) answers nothing and is rewritten whole.
+TEST_F(TuningCacheFile, KeepsTheTrialAndIgnoresOtherFormatVersions) {
+  const TuningKey key{"cpu", 1, "columns", 8, "single", {64, 64, 32}, true, true, 4, {0, 0, 1}};
+  TuningOutcome o = outcome_with({0, 16, 16}, 1);
+  o.trial = {{Blocking{{0, 16, 16}, 1}, KernelVariant::columns, 0.006}, {Blocking{{0, 64, 16}, 3}, KernelVariant::columns, 0.007}};
+  write_tuning_cache(file, key, o);
+  nlohmann::json doc;
+  std::ifstream(file) >> doc;
+  const nlohmann::json& entry = doc.at("entries").at(0);
+  ASSERT_EQ(entry.at("trial").size(), 2u);
+  EXPECT_EQ(entry.at("trial").at(1).at("steps"), 3);
+  EXPECT_DOUBLE_EQ(entry.at("trial").at(0).at("seconds_per_step").get<double>(), 0.006);
+  EXPECT_TRUE(entry.at("trial_skipped").is_null());
+  ASSERT_TRUE(read_tuning_cache(file, key).has_value());
+
+  doc["format_version"] = doc.at("format_version").get<int>() - 1;
+  std::ofstream(file) << doc.dump();
+  EXPECT_FALSE(read_tuning_cache(file, key).has_value());
+  TuningKey other = key;
+  other.threads = 2;
+  write_tuning_cache(file, other, outcome_with({0, 8, 16}, 1));
+  EXPECT_FALSE(read_tuning_cache(file, key).has_value());  // the old version's entry is gone
+  EXPECT_TRUE(read_tuning_cache(file, other).has_value());
 }
 
 TEST_F(TuningCacheFile, StoresReadsAndKeepsOtherEntries) {
