@@ -2,8 +2,8 @@
 // The block tuner's trial on real steps (RealStepTimer, solver/block_tuner.hpp) for a run: each
 // contender's fields and halo exchange built as the run builds them (subdomain_fields.hpp), on the
 // run's ranks, stepped in the run's halo mode (with its progress thread, if it has one), timed, and
-// freed before the next. The fields are the run's size; they exist one contender at a time and before
-// the run's own, so a run's peak memory does not grow.
+// freed before the next. The fields are the run's size (with the contender's halo depth); only one set
+// exists at a time, and none once the run's own are built.
 #include "config/run_config.hpp"
 #include "mpi/cartesian.hpp"
 #include "mpi/progress_thread.hpp"
