@@ -1,11 +1,14 @@
 #include "engine/blocking_tuning.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "config/enum_names.hpp"
 #include "mpi/collective.hpp"
@@ -122,22 +125,19 @@ std::string TunedBlocking::trial_line() const {
   const std::vector<TrialMeasurement>& trial = measured.trial;
   if (trial.empty()) return measured.trial_skipped;
   std::string s = "on real steps (the run's fields and halo exchange):";
-  for (const TrialMeasurement& t : trial)
-    s += fmt::format(" {} step{} per sweep, blocks {} x {} x {}: {:.3f} ms per step;", t.blocking.steps,
+  for (const TrialMeasurement& t : trial) {
+    std::vector<std::string> rounds;
+    for (double r : t.rounds) rounds.push_back(fmt::format("{:.3f}", 1e3 * r));
+    s += fmt::format(" {} step{} per sweep, blocks {} x {} x {}: {:.3f} ms per step ({});", t.blocking.steps,
                      t.blocking.steps == 1 ? "" : "s", t.blocking.size[0], t.blocking.size[1], t.blocking.size[2],
-                     1e3 * t.seconds_per_step);
+                     1e3 * t.seconds_per_step, fmt::join(rounds, ", "));
+  }
   return s + fmt::format(" {} kept", blocking.steps == 1 ? "one step per sweep" : "the sweep of " + std::to_string(blocking.steps));
 }
 
 nlohmann::json TunedBlocking::to_json() const {
-  nlohmann::json trial = nlohmann::json::array();
-  for (const TrialMeasurement& t : measured.trial)
-    trial.push_back({{"kernel", to_string(t.variant)},
-                     {"size", t.blocking.size},
-                     {"steps", t.blocking.steps},
-                     {"seconds_per_step", t.seconds_per_step}});
   return {{"source", source},
-          {"trial", trial},
+          {"trial", trial_to_json(measured.trial)},
           {"trial_skipped", measured.trial_skipped.empty() ? nlohmann::json(nullptr) : nlohmann::json(measured.trial_skipped)},
           {"measure_s", measured.seconds},
           {"budget_s", measured.budget_seconds},

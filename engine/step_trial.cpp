@@ -30,7 +30,7 @@ RealStepTimer real_step_timer(const RunConfig& config, const mpi::CartesianComm&
         else driver.step();
       }
     };
-    run_steps(blocking.steps);  // warm-up: the first touch of the exchange's buffers, the caches
+    run_steps(steps);  // warm-up: the first touch of the exchange's buffers, the caches, the pages
     std::vector<double> per_step;
     for (int r = 0; r < repetitions; ++r) {
       mpi::check(MPI_Barrier(comm), "MPI_Barrier");

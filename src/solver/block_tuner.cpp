@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -155,8 +156,8 @@ void run_real_step_trial(TuningOutcome& out, const RealStepTimer& real_steps, do
   const int steps = kTrialSweeps * several->blocking.steps;
   double needed = 0;
   for (const TuningMeasurement* m : {&*one, &*several}) {
-    const double steps_run = static_cast<double>(steps) * kTrialRepetitions + m->blocking.steps;  // with the warm-up
-    needed += build_seconds(m->blocking.steps) + steps_run * points / (m->mpoints_per_second * 1e6);
+    const double steps_run = static_cast<double>(steps) * (kTrialRepetitions + 1);  // with the warm-up
+    needed += kTrialRounds * (build_seconds(m->blocking.steps) + steps_run * points / (m->mpoints_per_second * 1e6));
   }
   const double left = out.budget_seconds - out.seconds;
   if (needed > left) {
@@ -166,19 +167,24 @@ void run_real_step_trial(TuningOutcome& out, const RealStepTimer& real_steps, do
     out.budget_spent = true;  // a longer search is not answered by this one (read_tuning_cache)
     return;
   }
-  for (const TuningMeasurement* m : {&*one, &*several}) {
-    const double start = omp_get_wtime();
-    const double per_step = real_steps(m->blocking, m->variant, steps, kTrialRepetitions);
-    out.seconds += slowest(omp_get_wtime() - start);
-    out.trial.push_back({m->blocking, m->variant, per_step});
-  }
+  out.trial = {{one->blocking, one->variant, 0, {}}, {several->blocking, several->variant, 0, {}}};
+  // A B B A: a drift of the machine's pace across the trial (the memory's moved by 1.7x within one
+  // bench case here) weighs on both alike.
+  for (int round = 0; round < kTrialRounds; ++round)
+    for (int k = 0; k < 2; ++k) {
+      TrialMeasurement& t = out.trial[round % 2 == 0 ? k : 1 - k];
+      const double start = omp_get_wtime();
+      t.rounds.push_back(real_steps(t.blocking, t.variant, steps, kTrialRepetitions));
+      out.seconds += slowest(omp_get_wtime() - start);
+    }
+  for (TrialMeasurement& t : out.trial)
+    t.seconds_per_step = std::accumulate(t.rounds.begin(), t.rounds.end(), 0.0) / static_cast<double>(t.rounds.size());
   // Only a faster sweep of several steps replaces one step per sweep: it is the simpler run.
   const TrialMeasurement& winner =
       out.trial[1].seconds_per_step < out.trial[0].seconds_per_step ? out.trial[1] : out.trial[0];
   out.blocking = winner.blocking;
   out.variant = winner.variant;
 }
-
 
 template <typename T>
 TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Index3& agreed_extent,

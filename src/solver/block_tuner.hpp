@@ -78,22 +78,26 @@ struct TuningBudget {
 };
 
 // Times real time steps of a candidate on the run's own subdomain (its fields, halo exchange and halo
-// mode, as the run would build them) and returns the seconds per step the slowest rank took: the
-// median of `repetitions` runs of `steps` steps, after one warm-up sweep. Collective where the run is:
-// every rank calls it with the same arguments, in the same order.
+// mode, built as the run would build them) and returns the seconds per step the slowest rank took:
+// the median of `repetitions` runs of `steps` steps, after one more as a warm-up (the first steps on
+// new fields run slower). Collective where the run is: every rank calls it with the same arguments,
+// in the same order.
 using RealStepTimer = std::function<double(const Blocking& blocking, KernelVariant variant, int steps, int repetitions)>;
 
 // The share of the budget kept for the trial on real steps, where one applies.
 inline constexpr double kTrialShare = 0.3;
-// Each trial contender runs kTrialRepetitions runs of kTrialSweeps sweeps of the deepest contender.
+// Each trial contender is built kTrialRounds times (in the order A B B A) and runs kTrialRepetitions
+// runs of kTrialSweeps sweeps of the deepest contender each time.
+inline constexpr int kTrialRounds = 2;
 inline constexpr int kTrialRepetitions = 3;
 inline constexpr int kTrialSweeps = 2;
 
-// One contender of the trial on real steps, and its seconds per step there.
+// One contender of the trial on real steps, and its seconds per step there: the mean of its rounds.
 struct TrialMeasurement {
   Blocking blocking;
   KernelVariant variant = KernelVariant::blocked;
   double seconds_per_step = 0;
+  std::vector<double> rounds;  // what each round's RealStepTimer call returned, in order
 };
 
 struct TuningOutcome {
@@ -136,7 +140,8 @@ std::vector<std::int64_t> sweep_tile_candidates(int steps, int radius, std::int6
                                                 int threads = 1);
 
 // The trial on real steps: out's best candidate of one step per sweep against its best of several
-// (nothing without both), each timed by real_steps; the faster per step becomes out's choice (one step
+// (nothing without both), each timed by real_steps in kTrialRounds rounds, A B B A; the faster per
+// step (the mean of its rounds) becomes out's choice (one step
 // per sweep on a tie: the simpler run) and both go to out.trial. Skipped, with out.trial_skipped saying
 // why and out.budget_spent set, when the budget left (out.budget_seconds - out.seconds) cannot hold it, as estimated from the
 // candidates' rates on `points` points per step and build_seconds(steps), the time to build the run's

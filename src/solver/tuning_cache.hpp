@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -47,6 +48,10 @@ std::optional<std::filesystem::path> tuning_cache_path(const std::string& settin
 // of wanted_seconds would measure) does not count: a longer search is not answered by a shorter one.
 std::optional<CachedTuning> read_tuning_cache(const std::filesystem::path& file, const TuningKey& key,
                                           double wanted_seconds = 0);
+
+// The trial on real steps as JSON (run.json's kernel.tuning.trial and the cache entry's "trial"): per
+// contender its kernel, size, steps, seconds_per_step and seconds_per_step_rounds.
+nlohmann::json trial_to_json(const std::vector<TrialMeasurement>& trial);
 
 // Stores (or replaces) the entry for `key`, atomically; the other entries stay. The header (output/
 // json_document.hpp) names "tune" as the command: the block tuner, of wave3d tune or of a run with

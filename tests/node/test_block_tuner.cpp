@@ -317,14 +317,16 @@ TuningOutcome outcome_with_both_kinds() {
   return out;
 }
 
-// Records the contenders it is asked to time and answers per step what `per_step` gives for their T.
+// Records the contenders it is asked to time and answers per step what `per_step` gives for their T,
+// plus `drift` for every call before (a machine whose pace moves during the trial).
 struct FakeRealSteps {
   std::map<int, double> per_step;  // seconds per step by steps per sweep
   std::vector<std::tuple<Blocking, KernelVariant, int, int>> calls;
+  double drift = 0;
   RealStepTimer timer() {
     return [this](const Blocking& b, KernelVariant v, int steps, int repetitions) {
       calls.emplace_back(b, v, steps, repetitions);
-      return per_step.at(b.steps);
+      return per_step.at(b.steps) + drift * static_cast<double>(calls.size() - 1);
     };
   }
 };
@@ -339,11 +341,14 @@ TEST(RealStepTrial, TheFasterPerStepOfTheBestOfEachKindIsChosen) {
     TuningOutcome out = outcome_with_both_kinds();
     FakeRealSteps fake{{{1, several_faster ? 0.006 : 0.005}, {3, several_faster ? 0.005 : 0.006}}, {}};
     run_real_step_trial(out, fake.timer(), 1e6, kQuickBuild, same_time);
-    ASSERT_EQ(fake.calls.size(), 2u);
-    // One step per sweep first, each kind's best median, as many steps each: whole sweeps of the deeper one.
-    EXPECT_EQ(shape(std::get<0>(fake.calls[0])), shape(Blocking{{0, 8, 16}, 1}));
-    EXPECT_EQ(std::get<1>(fake.calls[0]), KernelVariant::blocked);
-    EXPECT_EQ(shape(std::get<0>(fake.calls[1])), shape(Blocking{{0, 32, 16}, 3}));
+    ASSERT_EQ(fake.calls.size(), 2u * kTrialRounds);
+    // Each kind's best median, one step per sweep first, in the order A B B A, as many steps each:
+    // whole sweeps of the deeper one.
+    for (std::size_t i : {0, 3}) {
+      EXPECT_EQ(shape(std::get<0>(fake.calls[i])), shape(Blocking{{0, 8, 16}, 1}));
+      EXPECT_EQ(std::get<1>(fake.calls[i]), KernelVariant::blocked);
+    }
+    for (std::size_t i : {1, 2}) EXPECT_EQ(shape(std::get<0>(fake.calls[i])), shape(Blocking{{0, 32, 16}, 3}));
     for (const auto& call : fake.calls) {
       EXPECT_EQ(std::get<2>(call), kTrialSweeps * 3);
       EXPECT_EQ(std::get<3>(call), kTrialRepetitions);
@@ -352,11 +357,25 @@ TEST(RealStepTrial, TheFasterPerStepOfTheBestOfEachKindIsChosen) {
     EXPECT_EQ(out.trial[0].blocking.steps, 1);
     EXPECT_EQ(out.trial[1].blocking.steps, 3);
     EXPECT_DOUBLE_EQ(out.trial[0].seconds_per_step, several_faster ? 0.006 : 0.005);
+    EXPECT_EQ(out.trial[1].rounds.size(), static_cast<std::size_t>(kTrialRounds));
     EXPECT_EQ(shape(out.blocking), several_faster ? shape(Blocking{{0, 32, 16}, 3}) : shape(Blocking{{0, 8, 16}, 1}));
     EXPECT_EQ(out.variant, several_faster ? KernelVariant::columns : KernelVariant::blocked);
     EXPECT_TRUE(out.trial_skipped.empty());
     EXPECT_GT(out.seconds, 5.0);  // the trial's time is spent from the budget
   }
+}
+
+// A machine slowing down during the trial (0.1 ms per step more at every call) would make whichever
+// runs first look faster; in the order A B B A, the mean of each contender's rounds carries the same
+// drift, and the truly faster (by 0.1 ms) still wins.
+TEST(RealStepTrial, ADriftingMachineWeighsOnBothContendersAlike) {
+  TuningOutcome out = outcome_with_both_kinds();
+  FakeRealSteps fake{{{1, 0.0050}, {3, 0.0049}}, {}, 0.001};
+  run_real_step_trial(out, fake.timer(), 1e6, kQuickBuild, same_time);
+  ASSERT_EQ(out.trial.size(), 2u);
+  EXPECT_DOUBLE_EQ(out.trial[0].seconds_per_step, 0.0050 + 0.0015);
+  EXPECT_DOUBLE_EQ(out.trial[1].seconds_per_step, 0.0049 + 0.0015);
+  EXPECT_EQ(out.blocking.steps, 3);
 }
 
 TEST(RealStepTrial, ATieKeepsOneStepPerSweep) {
@@ -408,7 +427,7 @@ TEST(BlockTuner, RunsTheTrialOnRealStepsOnlyWhereNeighboursFillHalos) {
   FakeRealSteps cut_fake{{{1, 0.001}, {2, 0.002}, {3, 0.002}}, {}};
   const TuningOutcome cut = tune_blocking<float>(c, c.grid.whole(), c.grid.n, {0, 0, 1}, false, true, 3, budget,
                                                  fixed_time, cut_fake.timer());
-  ASSERT_EQ(cut_fake.calls.size(), 2u);
+  ASSERT_EQ(cut_fake.calls.size(), 2u * kTrialRounds);
   ASSERT_EQ(cut.trial.size(), 2u);
   EXPECT_EQ(cut.blocking.steps, 1);  // faster on real steps, whatever the scratch fields said
   EXPECT_EQ(shape(cut.blocking), shape(cut.trial[0].blocking));
@@ -467,7 +486,8 @@ TuningOutcome outcome_with(Index3 size, int steps) {
 TEST_F(TuningCacheFile, KeepsTheTrialAndIgnoresOtherFormatVersions) {
   const TuningKey key{"cpu", 1, "columns", 8, "single", {64, 64, 32}, true, true, 4, {0, 0, 1}};
   TuningOutcome o = outcome_with({0, 16, 16}, 1);
-  o.trial = {{Blocking{{0, 16, 16}, 1}, KernelVariant::columns, 0.006}, {Blocking{{0, 64, 16}, 3}, KernelVariant::columns, 0.007}};
+  o.trial = {{Blocking{{0, 16, 16}, 1}, KernelVariant::columns, 0.006, {0.0059, 0.0061}},
+             {Blocking{{0, 64, 16}, 3}, KernelVariant::columns, 0.007, {0.007, 0.007}}};
   write_tuning_cache(file, key, o);
   nlohmann::json doc;
   std::ifstream(file) >> doc;
@@ -475,6 +495,7 @@ TEST_F(TuningCacheFile, KeepsTheTrialAndIgnoresOtherFormatVersions) {
   ASSERT_EQ(entry.at("trial").size(), 2u);
   EXPECT_EQ(entry.at("trial").at(1).at("steps"), 3);
   EXPECT_DOUBLE_EQ(entry.at("trial").at(0).at("seconds_per_step").get<double>(), 0.006);
+  EXPECT_EQ(entry.at("trial").at(0).at("seconds_per_step_rounds").get<std::vector<double>>(), (std::vector<double>{0.0059, 0.0061}));
   EXPECT_TRUE(entry.at("trial_skipped").is_null());
   ASSERT_TRUE(read_tuning_cache(file, key).has_value());
 
