@@ -198,8 +198,9 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   const double plane_bytes = 3.0 * sizeof(T) * static_cast<double>(owned.extent(0) * owned.extent(1));
   const auto planes = std::max(kScratchPlanes, static_cast<std::int64_t>(std::ceil(budget.scratch_bytes / plane_bytes)));
   const double build_start = omp_get_wtime();
-  ScratchFields<T> scratch(owned, config.grid.radius, planes);
-  const double scratch_build_seconds = omp_get_wtime() - build_start;  // this rank's
+  // Freed before the trial on real steps, which builds fields of the whole subdomain.
+  std::optional<ScratchFields<T>> scratch(std::in_place, owned, config.grid.radius, planes);
+  const double scratch_seconds_per_plane = (omp_get_wtime() - build_start) / static_cast<double>(scratch->owned.extent(2));
   const bool trial_applies = real_steps && tune_steps && temporal_applies &&
                              std::any_of(neighbour_faces.begin(), neighbour_faces.end(), [](int f) { return f > 0; });
   const std::vector<double> weights = second_derivative_weights(config.grid.radius);
@@ -220,13 +221,13 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   };
   const auto measure = [&](const Blocking& candidate, KernelVariant variant) {
     const Kernel<T> kernel(weights, candidate, variant);
-    const double warm_up = slowest(time_sweep(scratch, kernel, candidate));
+    const double warm_up = slowest(time_sweep(*scratch, kernel, candidate));
     const int sweeps = static_cast<int>(std::clamp(std::ceil(timed_seconds_wanted() / std::max(warm_up, 1e-6)), 2.0, 1000.0));
     double mine = 0;
-    for (int i = 0; i < sweeps; ++i) mine += time_sweep(scratch, kernel, candidate);
+    for (int i = 0; i < sweeps; ++i) mine += time_sweep(*scratch, kernel, candidate);
     const double timed = slowest(mine);
     const double overhead = deep_halo_overhead(agreed_extent, neighbour_faces, candidate.steps, config.grid.radius);
-    const double rate = static_cast<double>(scratch.owned.volume()) * candidate.steps * sweeps / timed / 1e6 / overhead;
+    const double rate = static_cast<double>(scratch->owned.volume()) * candidate.steps * sweeps / timed / 1e6 / overhead;
     out.seconds += warm_up + timed;
     out.measured.push_back({candidate, rate, variant});
     rates[candidate_key(variant, candidate)].push_back(rate);
@@ -328,7 +329,8 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     const Index3& e = agreed_extent;
     // The fields the run builds are the subdomain's with halos of the deepest sweep: first touched and
     // initialised like the scratch fields, a known time per plane (twice it, for the initial condition).
-    const double per_plane = slowest(scratch_build_seconds) / static_cast<double>(scratch.owned.extent(2));
+    scratch.reset();
+    const double per_plane = slowest(scratch_seconds_per_plane);
     const auto build_seconds = [&](int steps) {
       return 2.0 * per_plane * (static_cast<double>(e[2]) + 2.0 * steps * config.grid.radius);
     };
