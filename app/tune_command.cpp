@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 #include <omp.h>
 
-#include <array>
 #include <memory>
 #include <optional>
 #include <set>
@@ -15,12 +14,11 @@
 #include "engine/config_broadcast.hpp"
 #include "engine/placement_setup.hpp"
 #include "engine/step_trial.hpp"
+#include "engine/subdomain_fields.hpp"
 #include "config/enum_names.hpp"
 #include "mpi/collective.hpp"
-#include "mpi/cartesian.hpp"
 #include "mpi/decomposition.hpp"
 #include "mpi/environment.hpp"
-#include "mpi/progress_thread.hpp"
 #include "solver/wave_solver.hpp"
 
 namespace wave3d::app {
@@ -56,20 +54,14 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
   const NeighbourFaces faces = neighbour_faces_of(config, d);
   // The trial on real steps runs on these ranks as the run would: their Cartesian grid, the progress
   // thread if the halo mode has one.
-  const bool periodic = config.grid.boundary == Boundary::periodic;
-  std::optional<mpi::CartesianComm> cart;
-  std::optional<mpi::ProgressThread> progress_thread;
-  mpi::collectively(comm, [&] {
-    cart.emplace(comm, d, std::array<bool, 3>{periodic, periodic, periodic});
-    if (config.parallel.progress == ProgressEngine::thread) progress_thread.emplace(config.parallel.progress_core);
-  });
-  mpi::ProgressThread* progress = progress_thread ? &*progress_thread : nullptr;
+  RankGrid grid;
+  build_rank_grid(grid, config, comm, d);
   const TunedBlocking tuned =
       config.precision == Precision::single
           ? tune_for_run<float>(config, comm, owned, faces, max_steps, budget, true,
-                                real_step_timer<float>(config, *cart, progress))
+                                real_step_timer<float>(config, *grid.cart, grid.progress()))
           : tune_for_run<double>(config, comm, owned, faces, max_steps, budget, true,
-                                 real_step_timer<double>(config, *cart, progress));
+                                 real_step_timer<double>(config, *grid.cart, grid.progress()));
   if (rank != 0) return 0;
   const std::vector<KernelVariant> kernels = kernel_candidates(config.kernel, config.grid.radius, config.tune.size);
   std::vector<std::string_view> kernel_names;

@@ -31,6 +31,13 @@ StepPhaseTimes StepDriver<T>::step() {
   return t;
 }
 
+template <typename T>
+StepPhaseTimes StepDriver<T>::advance(int steps) {
+  if (deep_ != nullptr) return sweep(steps);
+  if (steps != 1) throw std::logic_error("StepDriver::advance: several steps need a deep halo exchange");
+  return step();
+}
+
 // What each halo mode runs, one row per mode: a single step and a temporally blocked sweep. A mode
 // added to HaloMode needs its row here (and its meaning in computes_during_exchange); a mode without a
 // row is refused at construction, never run as another.

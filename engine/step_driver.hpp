@@ -43,6 +43,9 @@ class StepDriver {
   StepPhaseTimes step();
   // `steps` time steps in one sweep; the times are the sweep's, for all its steps.
   StepPhaseTimes sweep(int steps);
+  // `steps` time steps as the driver was built for: one sweep with a deep halo exchange, else single
+  // steps (then `steps` must be 1).
+  StepPhaseTimes advance(int steps);
 
   // Event counters read at the boundaries of the compute and halo regions of each step (outside the
   // timed phases); null = none. The caller opens and closes the step region around step().

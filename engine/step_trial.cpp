@@ -25,10 +25,7 @@ RealStepTimer real_step_timer(const RunConfig& config, const mpi::CartesianComm&
     mpi::collectively(comm, [&] { build_subdomain_fields(fields, contender, cart); });
     StepDriver<T> driver = fields.driver(contender.parallel, progress_thread);
     const auto run_steps = [&](int count) {
-      for (int done = 0; done < count; done += blocking.steps) {
-        if (fields.sweeping()) driver.sweep(std::min(blocking.steps, count - done));
-        else driver.step();
-      }
+      for (int done = 0; done < count; done += blocking.steps) driver.advance(std::min(blocking.steps, count - done));
     };
     run_steps(steps);  // warm-up: the first touch of the exchange's buffers, the caches, the pages
     std::vector<double> per_step;

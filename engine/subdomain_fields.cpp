@@ -1,6 +1,18 @@
 #include "engine/subdomain_fields.hpp"
 
+#include <array>
+
+#include "mpi/collective.hpp"
+
 namespace wave3d::engine {
+
+void build_rank_grid(RankGrid& grid, const RunConfig& config, MPI_Comm comm, const mpi::Decomposition& decomposition) {
+  const bool periodic = config.grid.boundary == Boundary::periodic;
+  mpi::collectively(comm, [&] {
+    grid.cart.emplace(comm, decomposition, std::array<bool, 3>{periodic, periodic, periodic});
+    if (config.parallel.progress == ProgressEngine::thread) grid.progress_thread.emplace(config.parallel.progress_core);
+  });
+}
 
 template <typename T>
 void build_subdomain_fields(SubdomainFields<T>& fields, const RunConfig& config, const mpi::CartesianComm& cart) {

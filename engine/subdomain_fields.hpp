@@ -1,8 +1,12 @@
 #pragma once
-// One rank's fields and the halo exchange that fills them, built as a run of a config builds them: one
-// step per sweep exchanges an R-deep halo every step (halo); several (temporal blocking,
-// blocking.steps > 1) exchange both time levels blocking.steps x R deep once per sweep (deep_halo).
-// The run builds them once; the tuner's trial on real steps (step_trial.hpp) once per contender.
+// What a run of a config builds on its ranks, shared by the run and by the tuner's trial on real
+// steps (step_trial.hpp): the ranks' Cartesian grid with the progress thread of the halo mode, built
+// once (RankGrid); and one rank's fields with the halo exchange that fills them (SubdomainFields),
+// built once by the run and once per contender by the trial. One step per sweep exchanges an R-deep
+// halo every step (halo); several (temporal blocking, blocking.steps > 1) exchange both time levels
+// blocking.steps x R deep once per sweep (deep_halo).
+#include <mpi.h>
+
 #include <optional>
 
 #include "config/run_config.hpp"
@@ -14,6 +18,17 @@
 #include "solver/wave_solver.hpp"
 
 namespace wave3d::engine {
+
+struct RankGrid {
+  std::optional<mpi::CartesianComm> cart;
+  std::optional<mpi::ProgressThread> progress_thread;  // with parallel.progress = "thread" only
+
+  mpi::ProgressThread* progress() { return progress_thread ? &*progress_thread : nullptr; }
+};
+
+// Builds `grid` for `config` over the ranks of `comm` cut as `decomposition` (periodic axes where
+// grid.boundary is periodic). Collective over comm: an error on any rank is reported on all.
+void build_rank_grid(RankGrid& grid, const RunConfig& config, MPI_Comm comm, const mpi::Decomposition& decomposition);
 
 template <typename T>
 struct SubdomainFields {

@@ -137,12 +137,10 @@ struct RankRun {
   RunConfig config;  // as requested, with the blocking the tuner settled
   std::optional<std::string> sweep_obstacle;  // why temporal blocking cannot apply, if it cannot
   mpi::Decomposition decomposition;
-  std::optional<mpi::CartesianComm> cart;
-  std::optional<mpi::ProgressThread> progress_thread;
+  RankGrid ranks;
   SubdomainFields<T> fields;
 
   bool sweeping() const { return fields.sweeping(); }
-  mpi::ProgressThread* progress() { return progress_thread ? &*progress_thread : nullptr; }
 };
 
 // Set-up, every part collective: an error on any rank is reported once and ends all of them. The
@@ -157,26 +155,22 @@ void set_up(RankRun<T>& run, MPI_Comm comm, RunOutcome& out) {
   run.decomposition = mpi::collectively(
       comm, [&] { return decompose_for_job(config, mpi::size_of(comm), mpi::rank_on_node(comm).size); });
   mpi::collectively(comm, [&] { fail_if_asked(config, rank, 0); });
-  const bool periodic = config.grid.boundary == Boundary::periodic;
-  mpi::collectively(comm, [&] { run.cart.emplace(comm, run.decomposition, std::array<bool, 3>{periodic, periodic, periodic}); });
-
-  mpi::collectively(comm, [&] {
-    if (config.parallel.progress == ProgressEngine::thread) run.progress_thread.emplace(config.parallel.progress_core);
-  });
+  build_rank_grid(run.ranks, config, comm, run.decomposition);
+  const mpi::CartesianComm& cart = *run.ranks.cart;
 
   run.sweep_obstacle = temporal_blocking_obstacle(config, run.decomposition);
   const TuningBudget budget = TuningBudget::for_request(
-      config.tune, static_cast<double>(intersect(run.cart->owned(), config.grid.updated()).volume()) * config.steps);
-  out.tuning = tune_for_run<T>(config, comm, run.cart->owned(), neighbour_faces_of(config, run.decomposition),
+      config.tune, static_cast<double>(intersect(cart.owned(), config.grid.updated()).volume()) * config.steps);
+  out.tuning = tune_for_run<T>(config, comm, cart.owned(), neighbour_faces_of(config, run.decomposition),
                                run.sweep_obstacle ? 1 : max_steps_per_sweep(config, run.decomposition), budget,
-                               false, real_step_timer<T>(config, *run.cart, run.progress()));
+                               false, real_step_timer<T>(config, cart, run.ranks.progress()));
   run.config.blocking = out.tuning.blocking;
   run.config.kernel = kernel_choice_for(out.tuning.variant);
   if (run.sweep_obstacle) run.config.blocking.steps = 1;  // the fields are placed for the sweeps that will run
 
   out.rss_before_fields = current_rss_bytes();
   reset_peak_rss();
-  mpi::collectively(comm, [&] { build_subdomain_fields(run.fields, config, *run.cart); });
+  mpi::collectively(comm, [&] { build_subdomain_fields(run.fields, config, cart); });
 }
 
 // What the set-up produced, for the report: memory and pages, the kernel, the sweeps, the halo volume.
@@ -233,7 +227,7 @@ StepTimes step_loop(RankRun<T>& run, StepDriver<T>& driver, FieldIoSchedule<T>& 
     counters.begin_step();
     const double t0 = omp_get_wtime();
     // A sweep computes all its steps at once: each gets an equal share of every phase.
-    const StepPhaseTimes phases = run.sweeping() ? driver.sweep(steps) : driver.step();
+    const StepPhaseTimes phases = driver.advance(steps);
     const double sweep_share = (omp_get_wtime() - t0) / steps;
     for (int k = 0; k < steps; ++k) {
       times.record(s + k, pack, phases.pack / steps);
@@ -298,12 +292,12 @@ RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldI
   RankRun<T> run;
   run.config = requested;
   set_up(run, comm, out);
-  StepDriver<T> driver = run.fields.driver(run.config.parallel, run.progress());
+  StepDriver<T> driver = run.fields.driver(run.config.parallel, run.ranks.progress());
   // A restart leaves the solver at the checkpoint's step; the loop runs the steps from there.
   FieldIoSchedule<T> field_io(run.config, comm, field_io_context, *run.fields.solver);
   describe_set_up(run, requested, comm, out);
   if (before_loop)
-    before_loop(LoopSetup{run.progress(), block_count(run.fields.solver->update_region(), run.config.blocking)});
+    before_loop(LoopSetup{run.ranks.progress(), block_count(run.fields.solver->update_region(), run.config.blocking)});
 
   RunCounters counters(run.config.counters, comm);
   driver.count_regions_with(counters.regions());
@@ -311,7 +305,7 @@ RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldI
   out.field_io = field_io.finish();
   out.counters = counters.gather(comm, out.steps_done, out.loop_seconds);
   out.peak_rss = peak_rss_bytes();
-  if (run.progress_thread) out.progress_thread_cpu = run.progress_thread->observed_cpu();
+  if (run.ranks.progress_thread) out.progress_thread_cpu = run.ranks.progress_thread->observed_cpu();
   verify_and_gather(run, times, comm, out);
   return out;
 }
