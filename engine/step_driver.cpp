@@ -129,11 +129,16 @@ StepPhaseTimes StepDriver<T>::overlap_step() {
 
 // The current level `steps` radii deep, the previous one a radius less (level 1 reads it only at
 // the points it computes); nothing for a subdomain without neighbours, whose fields have no deep halo.
+// Each with the depth the inside of an overlapped sweep leaves unwritten, which may travel straight
+// from the field.
 template <typename T>
 std::vector<typename mpi::DeepHaloExchange<T>::Slab> StepDriver<T>::sweep_slabs(int steps) {
   if (!any_face(deep_->faces_with_neighbours())) return {};
   const int r = solver_.kernel().radius();
-  return {{&solver_.halo_field(), steps * r}, {&solver_.older_halo_field(), (steps - 1) * r}};
+  const auto slab = [&](Field<T>& f, int width) {
+    return typename mpi::DeepHaloExchange<T>::Slab{&f, width, solver_.depth_unchanged_inside(steps, f)};
+  };
+  return {slab(solver_.halo_field(), steps * r), slab(solver_.older_halo_field(), (steps - 1) * r)};
 }
 
 template <typename T>

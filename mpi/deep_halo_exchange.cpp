@@ -1,6 +1,7 @@
 #include "mpi/deep_halo_exchange.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <climits>
 #include <stdexcept>
@@ -20,8 +21,11 @@ using halo::seconds_since;
 using halo::send_box;
 
 int travel_tag(const Dims3& d) { return kTagBase + (d[0] + 1) + 3 * (d[1] + 1) + 9 * (d[2] + 1); }
-// Whole planes: one message per slab, told apart by the slab's place in the exchange.
-int travel_tag(const Dims3& d, std::size_t slab) { return travel_tag(d) + 27 * static_cast<int>(slab + 1); }
+// Whole planes: one message per part of a slab, told apart by the slab's place in the exchange and
+// the part (0 near the face, 1 beyond).
+int travel_tag(const Dims3& d, std::size_t slab, int part) {
+  return travel_tag(d) + 27 * static_cast<int>(2 * slab + static_cast<std::size_t>(part) + 1);
+}
 
 Dims3 opposite(const Dims3& d) { return {-d[0], -d[1], -d[2]}; }
 
@@ -87,6 +91,26 @@ void run_span_copies(const std::vector<SpanCopy<T>>& copies) {
       std::copy_n(c.from + first, std::min(kChunk, c.count - first), c.to + first);
     }
   }
+}
+
+// A run of whole planes along z: the first plane and how many.
+struct PlaneRun {
+  std::int64_t first = 0;
+  int planes = 0;
+};
+
+// The two parts of a slab of whole planes `width` deep at offset d (d along z only) that travel as
+// messages of their own: [0] the planes within `near` of the face, [1] the rest, beyond them. ghost:
+// the halo planes received from the neighbour at d, else the owned planes sent to it. A part of the
+// sender's send box and the same part of the receiver's ghost box hold the same global planes.
+std::array<PlaneRun, 2> slab_parts(const Box& owned, const Dims3& d, int width, int near, bool ghost) {
+  near = std::clamp(near, 0, width);
+  const Box whole = ghost ? ghost_box(owned, d, width) : send_box(owned, d, width);
+  const Box close = ghost ? ghost_box(owned, d, near) : send_box(owned, d, near);
+  // The part beyond starts where the near part ends, or the slab does, whichever side of the slab
+  // the face is on.
+  const std::int64_t beyond = whole.lo[2] == close.lo[2] && near < width ? close.hi[2] : whole.lo[2];
+  return {PlaneRun{close.lo[2], near}, PlaneRun{beyond, width - near}};
 }
 
 // The first of `planes` whole planes of f from plane z on, and how many values they hold.
@@ -182,6 +206,8 @@ void DeepHaloExchange<T>::begin(const std::vector<Slab>& slabs, bool send_from_f
   }
   run_copies(packs, false);
   times_ = HaloTimes{seconds_since(t0), 0.0, 0.0};
+  last_bytes_packed_ = 0;
+  for (const Neighbour& n : neighbours_) last_bytes_packed_ += n.send.size() * sizeof(T);
 
   requests_.clear();
   last_bytes_ = 0;
@@ -209,27 +235,37 @@ void DeepHaloExchange<T>::begin(const std::vector<Slab>& slabs, bool send_from_f
 template <typename T>
 void DeepHaloExchange<T>::post_whole_planes(const std::vector<Slab>& slabs, bool send_from_fields) {
   const auto t0 = std::chrono::steady_clock::now();
+  // Each slab goes in two messages: the planes near the face, which the caller leaves unchanged
+  // until finish() and which so travel straight from the field, and the planes beyond, copied here
+  // unless the whole exchange is sent at once.
+  const auto parts = [&](const Slab& s, const Dims3& d, bool ghost) {
+    return slab_parts(owned_, d, s.width, send_from_fields ? s.width : s.unchanged, ghost);
+  };
   std::vector<RowCopy<T>> self_copies;  // along a periodic z of one rank
   std::vector<SpanCopy<T>> packs;
+  last_bytes_packed_ = 0;
   for (Neighbour& n : neighbours_) {
-    std::size_t send_values = 0;
+    std::size_t packed_values = 0;
     for (const Slab& s : slabs) {
       if (n.peer == rank_) {
         self_copies.push_back(self_copy(s.field, owned_, n.offset, s.width));
-      } else {
-        const std::size_t values = static_cast<std::size_t>(s.width) * static_cast<std::size_t>(s.field->plane_stride());
-        if (values > INT_MAX) throw std::invalid_argument("DeepHaloExchange: a message of more values than MPI's int count");
-        send_values += values;
+        continue;
       }
+      const std::size_t values = static_cast<std::size_t>(s.width) * static_cast<std::size_t>(s.field->plane_stride());
+      if (values > INT_MAX) throw std::invalid_argument("DeepHaloExchange: a message of more values than MPI's int count");
+      packed_values += static_cast<std::size_t>(parts(s, n.offset, false)[1].planes) *
+                       static_cast<std::size_t>(s.field->plane_stride());
     }
-    if (n.peer == rank_ || send_from_fields) continue;
-    n.send.resize(send_values);
+    if (n.peer == rank_) continue;
+    n.send.resize(packed_values);
     std::size_t at = 0;
     for (const Slab& s : slabs) {
-      const auto [from, count] = whole_planes(*s.field, send_box(owned_, n.offset, s.width).lo[2], s.width);
-      packs.push_back({from, n.send.data() + at, count});
+      const PlaneRun beyond = parts(s, n.offset, false)[1];
+      const auto [from, count] = whole_planes(*s.field, beyond.first, beyond.planes);
+      if (count > 0) packs.push_back({from, n.send.data() + at, count});
       at += count;
     }
+    last_bytes_packed_ += packed_values * sizeof(T);
   }
   run_copies(self_copies, false);
   run_span_copies(packs);
@@ -240,26 +276,30 @@ void DeepHaloExchange<T>::post_whole_planes(const std::vector<Slab>& slabs, bool
   const auto post = [&](bool receive) {
     for (Neighbour& n : neighbours_) {
       if (n.peer == rank_) continue;
-      std::size_t at = 0;
+      std::size_t packed_at = 0;
       for (std::size_t i = 0; i < slabs.size(); ++i) {
         Field<T>& f = *slabs[i].field;
-        const int width = slabs[i].width;
-        const Box box = receive ? ghost_box(owned_, n.offset, width) : send_box(owned_, n.offset, width);
-        auto [values, count] = whole_planes(f, box.lo[2], width);
-        if (count == 0) continue;
-        MPI_Request r = MPI_REQUEST_NULL;
-        if (receive) {
-          check(MPI_Irecv(values, static_cast<int>(count), datatype_of<T>(), n.peer, travel_tag(opposite(n.offset), i),
-                          comm_, &r),
-                "MPI_Irecv");
-        } else {
-          const T* from = send_from_fields ? values : n.send.data() + at;
-          check(MPI_Isend(from, static_cast<int>(count), datatype_of<T>(), n.peer, travel_tag(n.offset, i), comm_, &r),
-                "MPI_Isend");
-          last_bytes_ += count * sizeof(T);
+        const std::array<PlaneRun, 2> runs = parts(slabs[i], n.offset, receive);
+        for (int part = 0; part < 2; ++part) {
+          auto [values, count] = whole_planes(f, runs[static_cast<std::size_t>(part)].first,
+                                              runs[static_cast<std::size_t>(part)].planes);
+          if (count == 0) continue;
+          MPI_Request r = MPI_REQUEST_NULL;
+          if (receive) {
+            check(MPI_Irecv(values, static_cast<int>(count), datatype_of<T>(), n.peer,
+                            travel_tag(opposite(n.offset), i, part), comm_, &r),
+                  "MPI_Irecv");
+          } else {
+            const bool copied = part == 1 && !send_from_fields;
+            const T* from = copied ? n.send.data() + packed_at : values;
+            if (copied) packed_at += count;
+            check(MPI_Isend(from, static_cast<int>(count), datatype_of<T>(), n.peer, travel_tag(n.offset, i, part),
+                            comm_, &r),
+                  "MPI_Isend");
+            last_bytes_ += count * sizeof(T);
+          }
+          requests_.push_back(r);
         }
-        at += count;
-        requests_.push_back(r);
       }
     }
   };

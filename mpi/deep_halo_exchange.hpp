@@ -21,10 +21,12 @@
 // Whole planes: where no axis but z has a neighbour (a 1 x 1 x P process grid, zero boundaries
 // along x and y), every rank's fields have the same plane layout and the slabs are whole planes of
 // the field, x and y halo columns and padding included: one contiguous run of memory each. Then
-// each slab travels in a message of its own, received straight into the ghost planes (no unpack)
-// and, in exchange(), sent straight from the field (no pack); start() still packs, since the owned
-// cells may change before finish(). The halo columns carried hold what the receiver's hold at the
-// same points (nothing writes halo cells beyond a zero boundary, on any rank).
+// each slab travels in two messages of its own (the planes within Slab::unchanged of the face, and
+// those beyond), received straight into the ghost planes (no unpack). exchange() sends both straight
+// from the field (no pack); start() copies the planes beyond, since those owned cells may change
+// before finish(), and sends the near ones straight from the field. The halo columns carried hold
+// what the receiver's hold at the same points (nothing writes halo cells beyond a zero boundary, on
+// any rank).
 //
 // Unlike HaloExchange, whose faces are persistent requests made once for a fixed width, widths
 // change from call to call (a sweep cut short before a snapshot exchanges less), so the requests are
@@ -55,6 +57,11 @@ class DeepHaloExchange {
   struct Slab {
     Field<T>* field = nullptr;
     int width = 0;
+    // How deep from each face the owned cells stay unchanged between start() and finish(), as the
+    // caller promises: with whole planes, those planes are sent straight from the field instead of
+    // being copied in start() (an overlapped sweep of several levels leaves a few radii near the
+    // faces alone until the halo is in). Ignored by exchange() and by packed rows.
+    int unchanged = 0;
   };
 
   // Collective-free. `owned` must be this rank's box in `comm`; along every axis with a neighbour it
@@ -82,6 +89,8 @@ class DeepHaloExchange {
   bool in_flight() const { return in_flight_; }
   HaloTimes last_times() const { return times_; }
   std::size_t last_bytes_sent() const { return last_bytes_; }  // to other ranks, in the last exchange
+  // Of those, the bytes copied into send buffers first (all of them for packed rows).
+  std::size_t last_bytes_packed() const { return last_bytes_packed_; }
   // The bytes of the halo cells this rank sends in one exchange of these widths (one per field), to
   // other ranks; whole planes (see above) also carry the halo columns and padding of those planes.
   std::size_t bytes_for(const std::vector<int>& widths) const;
@@ -119,6 +128,7 @@ class DeepHaloExchange {
   std::vector<Slab> slabs_in_flight_;
   std::vector<MPI_Request> requests_;
   std::size_t last_bytes_ = 0;
+  std::size_t last_bytes_packed_ = 0;
   HaloTimes times_{};
   bool in_flight_ = false;
 };

@@ -1,6 +1,8 @@
 #include "solver/wave_solver.hpp"
 
+#include <algorithm>
 #include <optional>
+#include <stdexcept>
 
 #include "field/first_touch.hpp"
 #include "field/memory_placement.hpp"
@@ -142,6 +144,22 @@ void WaveSolver<T>::sweep_rest(int steps) {
   sweep_shells(kernel_, prev_, next_, vel_, swept_boxes(steps), inside_boxes(), steps, tile_rows, source_term());
   swap_after_levels(prev_, next_, steps);
   steps_done_ += steps;
+}
+
+template <typename T>
+int WaveSolver<T>::depth_unchanged_inside(int steps, const Field<T>& field) const {
+  if (&field != &prev_ && &field != &next_) throw std::logic_error("WaveSolver::depth_unchanged_inside: not a time level");
+  // Levels are computed in place: odd ones into next_, even ones into prev_ (temporal_sweep.hpp).
+  const int first_level = &field == &next_ ? 1 : 2;
+  std::int64_t depth = field.halo();
+  if (first_level > steps) return static_cast<int>(depth);
+  const Box written = inside_boxes().at(first_level);
+  const Box& owned = field.owned();
+  for (std::size_t a = 0; a < 3; ++a) {
+    if (halo_faces_[a][0]) depth = std::min(depth, written.lo[a] - owned.lo[a]);
+    if (halo_faces_[a][1]) depth = std::min(depth, owned.hi[a] - written.hi[a]);
+  }
+  return static_cast<int>(std::max<std::int64_t>(depth, 0));
 }
 
 template <typename T>

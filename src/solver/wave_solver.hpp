@@ -68,6 +68,9 @@ class WaveSolver {
   // halo cell (between_pieces: see sweep_tiles), then, once the halo is in, the rest.
   void sweep_inside(int steps, const std::function<void()>* between_pieces = nullptr);
   void sweep_rest(int steps);
+  // How deep from every halo face sweep_inside(steps) leaves `field` (halo_field() or
+  // older_halo_field()) unwritten: the exchange in flight may send those cells straight from it.
+  int depth_unchanged_inside(int steps, const Field<T>& field) const;
   Field<T>& older_halo_field() { return next_; }
   Field<T>& velocity_halo_field() { return vel_; }
   int halo_width() const { return prev_.halo(); }

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -137,26 +138,30 @@ TYPED_TEST(DeepHaloExchangeTyped, FillsFacesEdgesAndCornersOfTwoFieldsForEveryPr
   }
 }
 
-// Starts an exchange, rewrites every owned cell while it is in flight, finishes it and checks the
-// ghosts hold what the owned cells held at start. False when a rank found an error.
+// Starts an exchange, rewrites every owned cell at least `unchanged` from the faces while it is in
+// flight, finishes it and checks the ghosts hold what the owned cells held at start. False when a
+// rank found an error.
 template <typename T>
-bool start_then_rewrite_owned(DeepHaloExchange<T>& halo, Field<T>& a, const Index3& n, const Periodic& periodic, int width) {
+bool start_then_rewrite_owned(DeepHaloExchange<T>& halo, Field<T>& a, const Index3& n, const Periodic& periodic, int width,
+                              int unchanged = 0) {
   fill(a, 0);
-  halo.start({{&a, width}});
+  halo.start({{&a, width, unchanged}});
   EXPECT_TRUE(halo.in_flight());
-  // Overlapped compute may rewrite owned cells while the messages travel: they were packed already.
+  // Overlapped compute may rewrite owned cells while the messages travel, beyond the depth it
+  // leaves alone: they were packed already.
   const Box& owned = a.owned();
-  const auto set_owned = [&](auto value) {
-    for (std::int64_t z = owned.lo[2]; z < owned.hi[2]; ++z)
-      for (std::int64_t y = owned.lo[1]; y < owned.hi[1]; ++y)
-        for (std::int64_t x = owned.lo[0]; x < owned.hi[0]; ++x) a.at(x, y, z) = value(Index3{x, y, z});
+  const Box rewritten = owned.grown(-unchanged);
+  const auto set_owned = [&](const Box& box, auto value) {
+    for (std::int64_t z = box.lo[2]; z < box.hi[2]; ++z)
+      for (std::int64_t y = box.lo[1]; y < box.hi[1]; ++y)
+        for (std::int64_t x = box.lo[0]; x < box.hi[0]; ++x) a.at(x, y, z) = value(Index3{x, y, z});
   };
-  set_owned([](const Index3&) { return static_cast<T>(-7); });
+  set_owned(rewritten, [](const Index3&) { return static_cast<T>(-7); });
   while (!halo.test()) {
   }
   halo.finish();
   EXPECT_FALSE(halo.in_flight());
-  set_owned([](const Index3& p) { return value_at<T>(p, 0); });  // the ghosts are left as received
+  set_owned(owned, [](const Index3& p) { return value_at<T>(p, 0); });  // the ghosts are left as received
   return t::agree_nobody_failed(MPI_COMM_WORLD, verify(a, n, periodic, width, 0, "owned cells rewritten after start"));
 }
 
@@ -176,8 +181,39 @@ TYPED_TEST(DeepHaloExchangeTyped, SendsWhatTheOwnedCellsHeldAtStart) {
     const CartesianComm cart(MPI_COMM_WORLD, decompose(s.n, ranks, s.dims, width), s.periodic);
     Field<T> a(cart.owned(), width);
     DeepHaloExchange<T> halo(cart, cart.owned(), width);
-    if (s.dims[2] == ranks && ranks > 1) EXPECT_TRUE(halo.sends_whole_planes());
+    if (s.dims[2] == ranks && ranks > 1) {
+      EXPECT_TRUE(halo.sends_whole_planes());
+    }
     if (!start_then_rewrite_owned(halo, a, s.n, s.periodic, width)) return;
+    EXPECT_EQ(halo.last_bytes_packed(), halo.last_bytes_sent());
+  }
+}
+
+// Whole planes with part of each slab promised unchanged: those planes travel straight from the
+// field, the rest is copied at start, and the ghosts hold the values of start either way. Packed
+// rows copy everything.
+TYPED_TEST(DeepHaloExchangeTyped, SendsThePlanesLeftUnchangedStraightFromTheField) {
+  using T = TypeParam;
+  const int ranks = t::world_size();
+  const int width = kCases[0].halo;
+  for (const StartCase& s : {StartCase{{23, 17, 48}, {1, 1, ranks}, {false, false, true}},
+                             StartCase{{23, 17, 48}, {1, 1, ranks}, {false, false, false}},
+                             StartCase{kCases[0].n, {0, 0, 0}, {true, true, false}}}) {
+    const CartesianComm cart(MPI_COMM_WORLD, decompose(s.n, ranks, s.dims, width), s.periodic);
+    Field<T> a(cart.owned(), width);
+    DeepHaloExchange<T> halo(cart, cart.owned(), width);
+    for (int unchanged : {0, 2, width, width + 3}) {
+      if (!start_then_rewrite_owned(halo, a, s.n, s.periodic, width, unchanged)) return;
+      const std::size_t sent = halo.last_bytes_sent();
+      if (!halo.sends_whole_planes()) {
+        EXPECT_EQ(halo.last_bytes_packed(), sent) << "packed rows, unchanged " << unchanged;
+        continue;
+      }
+      // Each slab's planes beyond `unchanged` are copied: (width - unchanged) of its width planes.
+      const auto beyond = static_cast<std::size_t>(std::max(0, width - unchanged));
+      EXPECT_EQ(halo.last_bytes_packed() * static_cast<std::size_t>(width), sent * beyond)
+          << "whole planes, unchanged " << unchanged << ", grid " << t::text(s.n);
+    }
   }
 }
 
