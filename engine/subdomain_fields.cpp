@@ -19,7 +19,7 @@ void build_subdomain_fields(SubdomainFields<T>& fields, const RunConfig& config,
   if (config.blocking.steps > 1) {
     fields.deep_halo.emplace(cart, cart.owned(), config.blocking.steps * config.grid.radius);
     const FaceFlags& faces = fields.deep_halo->faces_with_neighbours();
-    fields.solver.emplace(config, cart.owned(), axes_of(faces), faces);
+    fields.solver.emplace(config, cart.owned(), fields.deep_halo->remote_axes(), faces);
   } else {
     fields.halo.emplace(cart, cart.owned(), config.grid.radius);
     fields.solver.emplace(config, cart.owned(), fields.halo->remote_axes());

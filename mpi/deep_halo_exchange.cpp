@@ -132,8 +132,10 @@ DeepHaloExchange<T>::DeepHaloExchange(const CartesianComm& comm, const Box& owne
                                 "'s box in the decomposition");
   for (int axis = 0; axis < 3; ++axis)
     for (int side = 0; side < 2; ++side) {
-      if (comm.neighbour(axis, side == 0 ? -1 : 1) == MPI_PROC_NULL) continue;
+      const int peer = comm.neighbour(axis, side == 0 ? -1 : 1);
+      if (peer == MPI_PROC_NULL) continue;
       faces_[static_cast<std::size_t>(axis)][static_cast<std::size_t>(side)] = true;
+      if (peer != comm.rank()) remote_axes_[static_cast<std::size_t>(axis)] = true;
       if (owned.extent(axis) < max_width)
         throw std::invalid_argument("DeepHaloExchange: rank " + std::to_string(comm.rank()) + " owns " +
                                     std::to_string(owned.extent(axis)) + " points along " + "xyz"[axis] +

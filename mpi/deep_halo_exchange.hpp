@@ -98,6 +98,10 @@ class DeepHaloExchange {
   // The faces whose halo a neighbour fills (another rank or, along a periodic axis of one rank,
   // this one): where a sweep of several levels may compute beyond the owned box.
   const FaceFlags& faces_with_neighbours() const { return faces_; }
+  // The axes along which a neighbour is another rank: their ghost cells travel in messages, while
+  // those copied from this rank itself (one rank along a periodic axis) are in place once start()
+  // returns, so overlapped compute need not keep away from them.
+  const std::array<bool, 3>& remote_axes() const { return remote_axes_; }
   const Box& owned() const { return owned_; }
   int max_width() const { return max_width_; }
 
@@ -123,6 +127,7 @@ class DeepHaloExchange {
   int rank_ = 0;
   MPI_Comm comm_ = MPI_COMM_NULL;
   FaceFlags faces_{};
+  std::array<bool, 3> remote_axes_{false, false, false};
   bool whole_planes_ = false;
   std::vector<Neighbour> neighbours_;
   std::vector<Slab> slabs_in_flight_;

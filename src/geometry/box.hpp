@@ -63,6 +63,14 @@ inline std::array<bool, 3> axes_of(const FaceFlags& faces) {
   return {faces[0][0] || faces[0][1], faces[1][0] || faces[1][1], faces[2][0] || faces[2][1]};
 }
 
+// The faces of `faces` on the axes marked in `axes`.
+inline FaceFlags faces_on(const FaceFlags& faces, const std::array<bool, 3>& axes) {
+  FaceFlags r{};
+  for (std::size_t a = 0; a < 3; ++a)
+    if (axes[a]) r[a] = faces[a];
+  return r;
+}
+
 // `b` with every face marked in `faces` moved outward by `width` (inward if width is negative).
 inline Box grown_at(const Box& b, const FaceFlags& faces, std::int64_t width) {
   Box r = b;

@@ -286,19 +286,22 @@ std::vector<LevelBoxes> z_slab_shells(const LevelBoxes& outer, const LevelBoxes&
   const auto same_xy = [](const Box& a, const Box& b) {
     return a.lo[0] == b.lo[0] && a.hi[0] == b.hi[0] && a.lo[1] == b.lo[1] && a.hi[1] == b.hi[1];
   };
-  const std::array<bool, 3> moving = axes_of(outer.moves);
-  const bool z_only = !moving[0] && !moving[1] && !any_face(outer.grows) &&
-                      !any_face(inner.grows) && inner.moves == outer.moves && inner.radius == outer.radius &&
-                      same_xy(outer.first, inner.first);
+  // Slabs where inside and outside span the same x and y at every level: the same at level 1, moving
+  // alike (both not at all, or both a radius per level beyond halo faces copied before the sweep).
+  const bool z_only = !any_face(outer.grows) && !any_face(inner.grows) && inner.moves == outer.moves &&
+                      inner.radius == outer.radius && same_xy(outer.first, inner.first);
   const Box last_inside = inner.at(levels);
   if (!z_only || last_inside.lo[2] >= last_inside.hi[2]) return {};
   std::vector<LevelBoxes> shells;
   for (std::size_t side : {0, 1}) {
-    if (!outer.moves[2][side]) continue;
+    // No shell where the inside reaches the face as far as the sweep does (a halo copied before).
+    const bool reaches = side == 0 ? inner.first.lo[2] <= outer.first.lo[2] : inner.first.hi[2] >= outer.first.hi[2];
+    if (!outer.moves[2][side] || reaches) continue;
     // Between the swept box's face and the inside's, which moves with it; the far end grows back.
-    LevelBoxes shell{outer.first, {}, outer.radius, {}};
+    LevelBoxes shell{outer.first, outer.moves, outer.radius, {}};
     if (side == 0) shell.first.hi[2] = inner.first.lo[2];
     else shell.first.lo[2] = inner.first.hi[2];
+    shell.moves[2] = {false, false};
     shell.moves[2][side] = true;
     shell.grows[2][1 - side] = true;
     shells.push_back(shell);

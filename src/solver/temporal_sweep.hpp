@@ -102,8 +102,8 @@ void sweep_levels(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous
                   const std::function<void(Field<T>&, const Box&, int)>& after_level);
 
 // The same in two parts, for overlapping a halo exchange with computing. While the halo travels,
-// sweep_tiles computes `inner` (boxes that keep `levels` radii away from the faces the exchange
-// fills); between_pieces, if given, is called by OpenMP thread 0 after each of its front steps (to
+// sweep_tiles computes `inner` (boxes that keep `levels` radii away from the faces whose halo is in
+// flight); between_pieces, if given, is called by OpenMP thread 0 after each of its front steps (to
 // poll the messages). Once the halo is in, sweep_shells computes the rest of `outer` one level at a time
 // (each level's boxes of outer not in inner, each over all threads; z slabs as wave fronts, see
 // z_slab_shells). Then swap_after_levels.
@@ -117,8 +117,9 @@ template <typename T>
 void sweep_shells(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
                   const LevelBoxes& outer, const LevelBoxes& inner, int levels, std::int64_t tile_rows,
                   const std::function<void(Field<T>&, const Box&, int)>& after_level);
-// The shells of sweep_shells as wave fronts of their own, where they are slabs along z (the faces
-// that move are z faces only, as on a process grid cut along z): at level L the shell beyond the high
+// The shells of sweep_shells as wave fronts of their own, where they are slabs along z (inside and
+// outside span the same x and y at every level, as on a process grid cut along z, with halos along
+// x and y copied before the sweep or none there): at level L the shell beyond the high
 // z face spans [hi - L R, hi + (levels - L) R), a slab of levels x R planes that steps down one radius
 // per level, beyond the low face the mirror image. In the coordinates of the wave front (level L lags
 // (L - 1) R planes) that is one fixed range, so one sweep computes all its levels with each plane read

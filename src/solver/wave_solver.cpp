@@ -56,6 +56,7 @@ WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<
     : config_(config),
       regions_(update_regions(config.grid, owned, halo_in_flight)),
       halo_faces_(halo_faces),
+      faces_in_flight_(faces_on(halo_faces, halo_in_flight)),
       prev_(owned, halo_width_for(config, halo_faces), config.memory.huge_pages),
       next_(owned, halo_width_for(config, halo_faces), config.memory.huge_pages),
       vel_(owned, halo_width_for(config, halo_faces), config.memory.huge_pages),
@@ -112,10 +113,16 @@ LevelBoxes WaveSolver<T>::swept_boxes(int steps) const {
   return {grown_at(regions_.update, halo_faces_, static_cast<std::int64_t>(steps - 1) * r), halo_faces_, r};
 }
 
+// A radius inside the faces in flight at level 1, one more at each later level (what a level reads
+// then lies on this side of them); beyond the other halo faces as far as sweep() reaches.
 template <typename T>
-LevelBoxes WaveSolver<T>::inside_boxes() const {
+LevelBoxes WaveSolver<T>::inside_boxes(int steps) const {
   const int r = config_.grid.radius;
-  return {grown_at(regions_.update, halo_faces_, -r), halo_faces_, r};
+  FaceFlags copied = halo_faces_;
+  for (std::size_t a = 0; a < 3; ++a)
+    for (std::size_t side = 0; side < 2; ++side) copied[a][side] = copied[a][side] && !faces_in_flight_[a][side];
+  const Box beyond_copied = grown_at(regions_.update, copied, static_cast<std::int64_t>(steps - 1) * r);
+  return {grown_at(beyond_copied, faces_in_flight_, -r), halo_faces_, r};
 }
 
 template <typename T>
@@ -135,13 +142,13 @@ void WaveSolver<T>::sweep(int steps) {
 template <typename T>
 void WaveSolver<T>::sweep_inside(int steps, const std::function<void()>* between_pieces) {
   const std::int64_t tile_rows = config_.blocking.effective(1, regions_.update.extent(1));
-  sweep_tiles(kernel_, prev_, next_, vel_, inside_boxes(), steps, tile_rows, source_term(), between_pieces);
+  sweep_tiles(kernel_, prev_, next_, vel_, inside_boxes(steps), steps, tile_rows, source_term(), between_pieces);
 }
 
 template <typename T>
 void WaveSolver<T>::sweep_rest(int steps) {
   const std::int64_t tile_rows = config_.blocking.effective(1, regions_.update.extent(1));
-  sweep_shells(kernel_, prev_, next_, vel_, swept_boxes(steps), inside_boxes(), steps, tile_rows, source_term());
+  sweep_shells(kernel_, prev_, next_, vel_, swept_boxes(steps), inside_boxes(steps), steps, tile_rows, source_term());
   swap_after_levels(prev_, next_, steps);
   steps_done_ += steps;
 }
@@ -153,11 +160,11 @@ int WaveSolver<T>::depth_unchanged_inside(int steps, const Field<T>& field) cons
   const int first_level = &field == &next_ ? 1 : 2;
   std::int64_t depth = field.halo();
   if (first_level > steps) return static_cast<int>(depth);
-  const Box written = inside_boxes().at(first_level);
+  const Box written = inside_boxes(steps).at(first_level);
   const Box& owned = field.owned();
   for (std::size_t a = 0; a < 3; ++a) {
-    if (halo_faces_[a][0]) depth = std::min(depth, written.lo[a] - owned.lo[a]);
-    if (halo_faces_[a][1]) depth = std::min(depth, owned.hi[a] - written.hi[a]);
+    if (faces_in_flight_[a][0]) depth = std::min(depth, written.lo[a] - owned.lo[a]);
+    if (faces_in_flight_[a][1]) depth = std::min(depth, owned.hi[a] - written.hi[a]);
   }
   return static_cast<int>(std::max<std::int64_t>(depth, 0));
 }

@@ -33,9 +33,9 @@ class WaveSolver {
 
   // Allocates and initialises the fields of the subdomain `owned` (global indices). halo_in_flight:
   // the axes along which ghost cells may still be arriving while the interior is computed; the
-  // interior keeps R points away from those faces only. halo_faces: the faces whose halo a
-  // neighbour fills, beyond which a sweep of several levels computes (see sweep()); with
-  // blocking.steps = T > 1 and any such face, the halo is T radii deep.
+  // interior (and the inside of an overlapped sweep) keeps away from those faces only. halo_faces:
+  // the faces whose halo a neighbour fills, beyond which a sweep of several levels computes (see
+  // sweep()); with blocking.steps = T > 1 and any such face, the halo is T radii deep.
   WaveSolver(const RunConfig& config, const Box& owned, std::array<bool, 3> halo_in_flight = {true, true, true},
              const FaceFlags& halo_faces = {});
 
@@ -65,10 +65,12 @@ class WaveSolver {
   // radius less.
   void sweep(int steps);
   // The same in two parts around a halo exchange in flight: first the points whose levels need no
-  // halo cell (between_pieces: see sweep_tiles), then, once the halo is in, the rest.
+  // halo cell still in flight (between_pieces: see sweep_tiles), then, once the halo is in, the
+  // rest. Beyond faces whose halo is not in flight (copied before, as along a periodic axis of one
+  // rank) the inside is what sweep() computes.
   void sweep_inside(int steps, const std::function<void()>* between_pieces = nullptr);
   void sweep_rest(int steps);
-  // How deep from every halo face sweep_inside(steps) leaves `field` (halo_field() or
+  // How deep from every face in flight sweep_inside(steps) leaves `field` (halo_field() or
   // older_halo_field()) unwritten: the exchange in flight may send those cells straight from it.
   int depth_unchanged_inside(int steps, const Field<T>& field) const;
   Field<T>& older_halo_field() { return next_; }
@@ -96,12 +98,13 @@ class WaveSolver {
 
  private:
   LevelBoxes swept_boxes(int steps) const;  // what sweep() computes at each level
-  LevelBoxes inside_boxes() const;           // what sweep_inside() computes
+  LevelBoxes inside_boxes(int steps) const;  // what sweep_inside(steps) computes
   std::function<void(Field<T>&, const Box&, int)> source_term() const;
 
   const RunConfig& config_;
   UpdateRegions regions_;
   FaceFlags halo_faces_;
+  FaceFlags faces_in_flight_;  // the halo faces on the axes whose halo may be in flight
   Field<T> prev_, next_, vel_;
   Kernel<T> kernel_;
   int steps_done_ = 0;

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <mutex>
@@ -235,11 +236,12 @@ void fill_periodic_halo(Field<T>& f, const Index3& n, int width) {
         if (!owned.contains({x, y, z})) f.at(x, y, z) = f.at(wrap(x, n[0]), wrap(y, n[1]), wrap(z, n[2]));
 }
 
-// The bits of every owned cell of f within `depth` of a face.
-std::vector<std::uint32_t> near_faces(const Field<float>& f, int depth) {
+// The bits of every owned cell of f within `depth` of a face on the axes marked.
+std::vector<std::uint32_t> near_faces(const Field<float>& f, int depth, const std::array<bool, 3>& axes) {
   std::vector<std::uint32_t> bits;
   const Box& owned = f.owned();
-  const Box far = owned.grown(-depth);
+  const FaceFlags all{{{true, true}, {true, true}, {true, true}}};
+  const Box far = grown_at(owned, faces_on(all, axes), -depth);
   for (std::int64_t z = owned.lo[2]; z < owned.hi[2]; ++z)
     for (std::int64_t y = owned.lo[1]; y < owned.hi[1]; ++y)
       for (std::int64_t x = owned.lo[0]; x < owned.hi[0]; ++x)
@@ -251,8 +253,9 @@ std::vector<std::uint32_t> near_faces(const Field<float>& f, int depth) {
 // source at its periodic images there. Whole sweeps, and inside + rest as overlap mode runs them; the
 // inside leaves each time level alone as deep from the faces as the solver says (the depth whose
 // cells the halo exchange in flight sends straight from the field): 2R of the current level
-// (everything with one level), R of the previous one.
-void check_periodic_sweeps(int levels, bool in_two_parts) {
+// (everything with one level), R of the previous one. in_flight: the axes whose halo overlapped
+// compute must wait for (the others are filled before the sweep, as one rank's periodic copies).
+void check_periodic_sweeps(int levels, bool in_two_parts, std::array<bool, 3> in_flight = {true, true, true}) {
   omp_set_num_threads(2);
   RunConfig c = ricker_config();
   c.grid.boundary = Boundary::periodic;
@@ -260,7 +263,7 @@ void check_periodic_sweeps(int levels, bool in_two_parts) {
   c.blocking.steps = levels;
   const FaceFlags all_faces{{{true, true}, {true, true}, {true, true}}};
   WaveSolver<float> stepped(c, c.grid.whole(), {true, true, true}, all_faces);
-  WaveSolver<float> swept(c, c.grid.whole(), {true, true, true}, all_faces);
+  WaveSolver<float> swept(c, c.grid.whole(), in_flight, all_faces);
   ASSERT_EQ(swept.halo_width(), levels * c.grid.radius);
   fill_periodic_halo(swept.velocity_halo_field(), c.grid.n, swept.halo_width());
   const auto periodic_halo = [&](Field<float>& f) { fill_periodic_halo(f, c.grid.n, c.grid.radius); };
@@ -272,13 +275,14 @@ void check_periodic_sweeps(int levels, bool in_two_parts) {
     if (in_two_parts) {
       const int current_depth = swept.depth_unchanged_inside(sweep, swept.halo_field());
       const int older_depth = swept.depth_unchanged_inside(sweep, swept.older_halo_field());
-      EXPECT_EQ(current_depth, sweep == 1 ? swept.halo_width() : 2 * c.grid.radius);
-      EXPECT_EQ(older_depth, c.grid.radius);
-      const auto current = near_faces(swept.halo_field(), current_depth);
-      const auto older = near_faces(swept.older_halo_field(), older_depth);
+      const bool waits = in_flight[0] || in_flight[1] || in_flight[2];
+      EXPECT_EQ(current_depth, sweep == 1 || !waits ? swept.halo_width() : 2 * c.grid.radius);
+      EXPECT_EQ(older_depth, waits ? c.grid.radius : swept.halo_width());
+      const auto current = near_faces(swept.halo_field(), current_depth, in_flight);
+      const auto older = near_faces(swept.older_halo_field(), older_depth, in_flight);
       swept.sweep_inside(sweep);
-      EXPECT_TRUE(near_faces(swept.halo_field(), current_depth) == current &&
-                  near_faces(swept.older_halo_field(), older_depth) == older)
+      EXPECT_TRUE(near_faces(swept.halo_field(), current_depth, in_flight) == current &&
+                  near_faces(swept.older_halo_field(), older_depth, in_flight) == older)
           << "levels " << levels << ": sweep_inside wrote within the depth it leaves unchanged";
       swept.sweep_rest(sweep);
     } else {
@@ -300,6 +304,15 @@ TEST(TemporalSweep, PeriodicDeepHaloSweepsEqualSingleSteps) {
 
 TEST(TemporalSweep, InsideThenRestEqualsSingleSteps) {
   for (int levels : {2, 3, 4}) check_periodic_sweeps(levels, true);
+}
+
+// Halos along x and y copied before the sweep, z in flight (a periodic grid cut along z only): the
+// rest is a z slab at each face; nothing in flight (one rank): the inside is the whole sweep.
+TEST(TemporalSweep, InsideReachesAsFarAsTheSweepBeyondHalosNotInFlight) {
+  for (int levels : {2, 3}) {
+    check_periodic_sweeps(levels, true, {false, false, true});
+    check_periodic_sweeps(levels, true, {false, false, false});
+  }
 }
 
 // Every point of every level's shell (swept box minus inside box) lies in exactly one z slab, and no
@@ -325,6 +338,35 @@ TEST(TemporalSweep, ZSlabShellsAreExactlyTheShellsOfEachLevel) {
           EXPECT_EQ(in_slabs, shell ? 1 : 0) << "levels " << levels << " level " << level << " z " << z;
         }
       }
+    }
+  }
+  // Halos along x and y copied before the sweep: inside and outside move alike there, the shells are
+  // still z slabs; a z face not in flight has none.
+  const FaceFlags all{{{true, true}, {true, true}, {true, true}}};
+  const FaceFlags xy_copied{{{true, true}, {true, true}, {false, false}}};
+  for (const FaceFlags& z_in_flight : {FaceFlags{{{false, false}, {false, false}, {true, true}}},
+                                       FaceFlags{{{false, false}, {false, false}, {false, true}}}}) {
+    const int levels = 3;
+    const Box swept_first = grown_at(update, all, static_cast<std::int64_t>(levels - 1) * r);
+    const LevelBoxes outer{swept_first, all, r, {}};
+    const Box inside_first = grown_at(grown_at(update, xy_copied, static_cast<std::int64_t>(levels - 1) * r),
+                                      z_in_flight, -r);
+    FaceFlags z_copied = all;
+    for (std::size_t side : {0, 1}) z_copied[2][side] = !z_in_flight[2][side];
+    const LevelBoxes inner{grown_at(inside_first, FaceFlags{{{false, false}, {false, false}, z_copied[2]}},
+                                    static_cast<std::int64_t>(levels - 1) * r),
+                           all, r, {}};
+    const std::vector<LevelBoxes> slabs = z_slab_shells(outer, inner, levels);
+    ASSERT_EQ(slabs.size(), static_cast<std::size_t>(z_in_flight[2][0]) + static_cast<std::size_t>(z_in_flight[2][1]));
+    for (int level = 1; level <= levels; ++level) {
+      const Box whole = outer.at(level), inside = inner.at(level);
+      for (std::int64_t z = whole.lo[2] - r; z < whole.hi[2] + r; ++z)
+        for (const Index3& p : {Index3{whole.lo[0], whole.lo[1], z}, Index3{whole.hi[0] - 1, 5, z}}) {
+          int in_slabs = 0;
+          for (const LevelBoxes& s : slabs) in_slabs += s.at(level).contains(p) ? 1 : 0;
+          const bool shell = whole.contains(p) && !inside.contains(p);
+          EXPECT_EQ(in_slabs, shell ? 1 : 0) << "copied x, y: level " << level << " z " << z;
+        }
     }
   }
   // Shells cut along x or y, or an inside that vanishes: not slabs.
