@@ -81,7 +81,7 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
     if (candidate_key(measured[i].variant, measured[i].blocking) == candidate_key(tuned.variant, tuned.blocking))
       last_chosen = i;
   const std::string chosen_mark =
-      tuned.measured.trial.empty() ? "  <- chosen (best median)" : "  <- chosen (the faster on real steps)";
+      tuned.measured.trial.empty() ? "  <- chosen (best median)" : "  <- chosen (the fastest on real steps)";
   std::set<CandidateKey> seen;
   for (std::size_t i = 0; i < measured.size(); ++i) {
     const Blocking& b = measured[i].blocking;

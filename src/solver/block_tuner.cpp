@@ -79,12 +79,20 @@ std::size_t TuningOutcome::candidates() const {
 }
 
 std::optional<TuningMeasurement> TuningOutcome::best_with(bool several_steps) const {
+  return best_where([several_steps](int steps) { return (steps > 1) == several_steps; });
+}
+
+std::optional<TuningMeasurement> TuningOutcome::best_with_steps(int steps_per_sweep) const {
+  return best_where([steps_per_sweep](int steps) { return steps == steps_per_sweep; });
+}
+
+std::optional<TuningMeasurement> TuningOutcome::best_where(const std::function<bool(int)>& steps_wanted) const {
   std::map<CandidateKey, std::vector<double>> rates;
   for (const TuningMeasurement& m : measured) rates[candidate_key(m.variant, m.blocking)].push_back(m.mpoints_per_second);
   std::optional<TuningMeasurement> best;
   double best_rate = 0;
   for (const TuningMeasurement& m : measured) {
-    if ((m.blocking.steps > 1) != several_steps) continue;
+    if (!steps_wanted(m.blocking.steps)) continue;
     const double rate = median_of(rates.at(candidate_key(m.variant, m.blocking)));
     if (!best || rate > best_rate) {
       best = m;
@@ -153,37 +161,49 @@ void run_real_step_trial(TuningOutcome& out, const RealStepTimer& real_steps, do
                          const std::function<double(int)>& build_seconds, const std::function<double(double)>& slowest) {
   const std::optional<TuningMeasurement> one = out.best_with(false), several = out.best_with(true);
   if (!one || !several) return;
+  // The contenders, fewest steps per sweep first: one step, two where the best of several is deeper
+  // (the exchange and the slabs after it, which the scratch fields do not see, grow with T), the best
+  // of several.
+  std::vector<TuningMeasurement> contenders{*one};
+  if (several->blocking.steps > 2)
+    if (const std::optional<TuningMeasurement> two = out.best_with_steps(2)) contenders.push_back(*two);
+  contenders.push_back(*several);
   const int steps = kTrialSweeps * several->blocking.steps;
   double needed = 0;
-  for (const TuningMeasurement* m : {&*one, &*several}) {
+  std::vector<int> deeper;
+  for (const TuningMeasurement& m : contenders) {
     const double steps_run = static_cast<double>(steps) * (kTrialRepetitions + 1);  // with the warm-up
-    needed += kTrialRounds * (build_seconds(m->blocking.steps) + steps_run * points / (m->mpoints_per_second * 1e6));
+    needed += kTrialRounds * (build_seconds(m.blocking.steps) + steps_run * points / (m.mpoints_per_second * 1e6));
+    if (m.blocking.steps > 1) deeper.push_back(m.blocking.steps);
   }
   const double left = out.budget_seconds - out.seconds;
   if (needed > left) {
     out.trial_skipped = fmt::format(
         "no trial of T = 1 against T = {} on real steps: it needs about {:.3f} s, {:.3f} s of the budget was left",
-        several->blocking.steps, needed, std::max(0.0, left));
+        fmt::join(deeper, " and "), needed, std::max(0.0, left));
     out.budget_spent = true;  // a longer search is not answered by this one (read_tuning_cache)
     return;
   }
-  out.trial = {{one->blocking, one->variant, 0, {}}, {several->blocking, several->variant, 0, {}}};
-  // A B B A: a drift of the machine's pace across the trial (the memory's moved by 1.7x within one
-  // bench case here) weighs on both alike.
+  out.trial.clear();
+  for (const TuningMeasurement& m : contenders) out.trial.push_back({m.blocking, m.variant, 0, {}});
+  // A B C C B A: a drift of the machine's pace across the trial (the memory's moved by 1.7x within
+  // one bench case here) weighs on every contender alike.
+  const std::size_t n = out.trial.size();
   for (int round = 0; round < kTrialRounds; ++round)
-    for (int k = 0; k < 2; ++k) {
-      TrialMeasurement& t = out.trial[round % 2 == 0 ? k : 1 - k];
+    for (std::size_t k = 0; k < n; ++k) {
+      TrialMeasurement& t = out.trial[round % 2 == 0 ? k : n - 1 - k];
       const double start = omp_get_wtime();
       t.rounds.push_back(real_steps(t.blocking, t.variant, steps, kTrialRepetitions));
       out.seconds += slowest(omp_get_wtime() - start);
     }
   for (TrialMeasurement& t : out.trial)
     t.seconds_per_step = std::accumulate(t.rounds.begin(), t.rounds.end(), 0.0) / static_cast<double>(t.rounds.size());
-  // Only a faster sweep of several steps replaces one step per sweep: it is the simpler run.
-  const TrialMeasurement& winner =
-      out.trial[1].seconds_per_step < out.trial[0].seconds_per_step ? out.trial[1] : out.trial[0];
-  out.blocking = winner.blocking;
-  out.variant = winner.variant;
+  // Only a faster sweep replaces one of fewer steps: it is the simpler run.
+  const TrialMeasurement* winner = &out.trial.front();
+  for (const TrialMeasurement& t : out.trial)
+    if (t.seconds_per_step < winner->seconds_per_step) winner = &t;
+  out.blocking = winner->blocking;
+  out.variant = winner->variant;
 }
 
 template <typename T>

@@ -86,8 +86,8 @@ using RealStepTimer = std::function<double(const Blocking& blocking, KernelVaria
 
 // The share of the budget kept for the trial on real steps, where one applies.
 inline constexpr double kTrialShare = 0.3;
-// Each trial contender is built kTrialRounds times (in the order A B B A) and runs kTrialRepetitions
-// runs of kTrialSweeps sweeps of the deepest contender each time.
+// Each trial contender is built kTrialRounds times (in the order A B B A, or A B C C B A) and runs
+// kTrialRepetitions runs of kTrialSweeps sweeps of the deepest contender each time.
 inline constexpr int kTrialRounds = 2;
 inline constexpr int kTrialRepetitions = 3;
 inline constexpr int kTrialSweeps = 2;
@@ -113,6 +113,11 @@ struct TuningOutcome {
   // The candidate with the best median among those of one step per sweep (several_steps false) or of
   // more; nullopt if none of them was measured.
   std::optional<TuningMeasurement> best_with(bool several_steps) const;
+  // The same among those of exactly `steps_per_sweep` steps per sweep.
+  std::optional<TuningMeasurement> best_with_steps(int steps_per_sweep) const;
+
+ private:
+  std::optional<TuningMeasurement> best_where(const std::function<bool(int steps)>& steps_wanted) const;
 };
 
 // The candidate block sizes for a subdomain of `extent`, `first` at the head, without two that cut
@@ -140,9 +145,10 @@ std::vector<std::int64_t> sweep_tile_candidates(int steps, int radius, std::int6
                                                 int threads = 1);
 
 // The trial on real steps: out's best candidate of one step per sweep against its best of several
-// (nothing without both), each timed by real_steps in kTrialRounds rounds, A B B A; the faster per
-// step (the mean of its rounds) becomes out's choice (one step
-// per sweep on a tie: the simpler run) and both go to out.trial. Skipped, with out.trial_skipped saying
+// (nothing without both) and, where that one is deeper than two steps, its best of two; each timed by
+// real_steps in kTrialRounds rounds, A B B A (A B C C B A); the fastest per step (the mean of its
+// rounds) becomes out's choice (the fewer steps per sweep on a tie: the simpler run) and all go to
+// out.trial, fewest steps first. Skipped, with out.trial_skipped saying
 // why and out.budget_spent set, when the budget left (out.budget_seconds - out.seconds) cannot hold it, as estimated from the
 // candidates' rates on `points` points per step and build_seconds(steps), the time to build the run's
 // fields for sweeps of that many steps. slowest: as for tune_blocking.

@@ -378,6 +378,36 @@ TEST(RealStepTrial, ADriftingMachineWeighsOnBothContendersAlike) {
   EXPECT_EQ(out.blocking.steps, 3);
 }
 
+// Where the best of several steps per sweep is deeper than two, the best of two runs as well, between
+// them, in the order A B C C B A; it wins where it is the fastest on real steps, and ties go to the
+// fewer steps.
+TEST(RealStepTrial, TheBestOfTwoStepsJoinsADeeperBest) {
+  for (const double two : {0.0045, 0.0050, 0.0060}) {
+    TuningOutcome out = outcome_with_both_kinds();
+    out.measured.push_back({Blocking{{0, 48, 16}, 2}, 130.0, KernelVariant::columns});
+    out.measured.push_back({Blocking{{0, 16, 16}, 2}, 110.0, KernelVariant::columns});
+    FakeRealSteps fake{{{1, 0.0050}, {2, two}, {3, 0.0055}}, {}};
+    run_real_step_trial(out, fake.timer(), 1e6, kQuickBuild, same_time);
+    ASSERT_EQ(out.trial.size(), 3u);
+    ASSERT_EQ(fake.calls.size(), 3u * kTrialRounds);
+    const std::vector<int> order{1, 2, 3, 3, 2, 1};
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      EXPECT_EQ(std::get<0>(fake.calls[i]).steps, order[i]) << "call " << i;
+      EXPECT_EQ(std::get<2>(fake.calls[i]), kTrialSweeps * 3);  // whole sweeps of the deepest
+    }
+    EXPECT_EQ(shape(out.trial[1].blocking), shape(Blocking{{0, 48, 16}, 2}));  // the best median of two
+    EXPECT_EQ(out.blocking.steps, two < 0.0050 ? 2 : 1) << "two steps per sweep at " << two;
+  }
+  TuningOutcome tight = outcome_with_both_kinds();
+  tight.measured.push_back({Blocking{{0, 48, 16}, 2}, 130.0, KernelVariant::columns});
+  tight.seconds = 9.99;
+  FakeRealSteps fake{{{1, 0.005}, {2, 0.004}, {3, 0.004}}, {}};
+  run_real_step_trial(tight, fake.timer(), 1e9, kQuickBuild, same_time);
+  EXPECT_TRUE(fake.calls.empty());
+  EXPECT_NE(tight.trial_skipped.find("no trial of T = 1 against T = 2 and 3 on real steps"), std::string::npos)
+      << tight.trial_skipped;
+}
+
 TEST(RealStepTrial, ATieKeepsOneStepPerSweep) {
   TuningOutcome out = outcome_with_both_kinds();
   FakeRealSteps fake{{{1, 0.005}, {3, 0.005}}, {}};
@@ -427,8 +457,9 @@ TEST(BlockTuner, RunsTheTrialOnRealStepsOnlyWhereNeighboursFillHalos) {
   FakeRealSteps cut_fake{{{1, 0.001}, {2, 0.002}, {3, 0.002}}, {}};
   const TuningOutcome cut = tune_blocking<float>(c, c.grid.whole(), c.grid.n, {0, 0, 1}, false, true, 3, budget,
                                                  fixed_time, cut_fake.timer());
-  ASSERT_EQ(cut_fake.calls.size(), 2u * kTrialRounds);
-  ASSERT_EQ(cut.trial.size(), 2u);
+  // Two contenders, or three where the best of several steps is the sweep of 3 (then 2 as well).
+  ASSERT_TRUE(cut.trial.size() == 2u || cut.trial.size() == 3u) << cut.trial.size();
+  ASSERT_EQ(cut_fake.calls.size(), cut.trial.size() * kTrialRounds);
   EXPECT_EQ(cut.blocking.steps, 1);  // faster on real steps, whatever the scratch fields said
   EXPECT_EQ(shape(cut.blocking), shape(cut.trial[0].blocking));
 
