@@ -24,8 +24,9 @@
 // radii deep, of both time levels, and with one thread per rank on a busy node that costs as much as
 // the levels in cache gain. So where T is searched on a subdomain with neighbours and the caller can
 // time real steps (RealStepTimer: the run's own fields, exchange and halo mode), the best candidate of
-// one step per sweep and the best of several are run there, and the faster per step is chosen: a trial
-// of the two, within the budget (kTrialShare of it is kept for the trial), or skipped and said so.
+// one step per sweep, the best of several and, where that is deeper, the best of two are run there,
+// and the fastest per step is chosen: a trial within the budget (kTrialShare of it is kept for the
+// trial), or skipped and said so.
 #include <array>
 #include <cstdint>
 #include <functional>
