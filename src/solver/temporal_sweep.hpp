@@ -120,8 +120,9 @@ void sweep_shells(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous
 // The shells of sweep_shells as wave fronts of their own, where they are slabs along z (inside and
 // outside span the same x and y at every level, as on a process grid cut along z, with halos along
 // x and y copied before the sweep or none there): at level L the shell beyond the high
-// z face spans [hi - L R, hi + (levels - L) R), a slab of levels x R planes that steps down one radius
-// per level, beyond the low face the mirror image. In the coordinates of the wave front (level L lags
+// z face spans from the inside's end to the sweep's (with the solver's boxes at T levels,
+// [hi - (T + L - 2) R, hi + (T - L) R) for T >= 2: 2 (T - 1) R planes), a slab that steps down one
+// radius per level, beyond the low face the mirror image. In the coordinates of the wave front (level L lags
 // (L - 1) R planes) that is one fixed range, so one sweep computes all its levels with each plane read
 // from memory about once, instead of once per level; every point it reads from the inside still
 // holds the level it needs (the inside's staircase is one radius per level, as the shell's). Empty

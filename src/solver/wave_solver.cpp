@@ -113,8 +113,11 @@ LevelBoxes WaveSolver<T>::swept_boxes(int steps) const {
   return {grown_at(regions_.update, halo_faces_, static_cast<std::int64_t>(steps - 1) * r), halo_faces_, r};
 }
 
-// A radius inside the faces in flight at level 1, one more at each later level (what a level reads
-// then lies on this side of them); beyond the other halo faces as far as sweep() reaches.
+// Inside the faces in flight by steps - 1 radii (at least one) at level 1, a radius more at each
+// later level, so that what a level reads lies on this side of them and no level writes the cells the
+// exchange sends (the current level's steps radii near each face, the previous one's a radius less):
+// those travel straight from the field, with no copy before the messages leave. Beyond the other halo
+// faces as far as sweep() reaches.
 template <typename T>
 LevelBoxes WaveSolver<T>::inside_boxes(int steps) const {
   const int r = config_.grid.radius;
@@ -122,7 +125,8 @@ LevelBoxes WaveSolver<T>::inside_boxes(int steps) const {
   for (std::size_t a = 0; a < 3; ++a)
     for (std::size_t side = 0; side < 2; ++side) copied[a][side] = copied[a][side] && !faces_in_flight_[a][side];
   const Box beyond_copied = grown_at(regions_.update, copied, static_cast<std::int64_t>(steps - 1) * r);
-  return {grown_at(beyond_copied, faces_in_flight_, -r), halo_faces_, r};
+  const std::int64_t margin = static_cast<std::int64_t>(std::max(1, steps - 1)) * r;
+  return {grown_at(beyond_copied, faces_in_flight_, -margin), halo_faces_, r};
 }
 
 template <typename T>

@@ -252,8 +252,9 @@ std::vector<std::uint32_t> near_faces(const Field<float>& f, int depth, const st
 // Periodic grid, every face's halo filled by "a neighbour": sweeps reach into the halo and add the
 // source at its periodic images there. Whole sweeps, and inside + rest as overlap mode runs them; the
 // inside leaves each time level alone as deep from the faces as the solver says (the depth whose
-// cells the halo exchange in flight sends straight from the field): 2R of the current level
-// (everything with one level), R of the previous one. in_flight: the axes whose halo overlapped
+// cells the halo exchange in flight sends straight from the field): as deep as the exchange sends
+// each level, T R of the current level (everything with one level) and (T - 1) R of the previous one
+// (at least R). in_flight: the axes whose halo overlapped
 // compute must wait for (the others are filled before the sweep, as one rank's periodic copies).
 void check_periodic_sweeps(int levels, bool in_two_parts, std::array<bool, 3> in_flight = {true, true, true}) {
   omp_set_num_threads(2);
@@ -276,8 +277,9 @@ void check_periodic_sweeps(int levels, bool in_two_parts, std::array<bool, 3> in
       const int current_depth = swept.depth_unchanged_inside(sweep, swept.halo_field());
       const int older_depth = swept.depth_unchanged_inside(sweep, swept.older_halo_field());
       const bool waits = in_flight[0] || in_flight[1] || in_flight[2];
-      EXPECT_EQ(current_depth, sweep == 1 || !waits ? swept.halo_width() : 2 * c.grid.radius);
-      EXPECT_EQ(older_depth, waits ? c.grid.radius : swept.halo_width());
+      // As deep as the exchange sends each level: nothing it sends is written while it travels.
+      EXPECT_EQ(current_depth, sweep == 1 || !waits ? swept.halo_width() : sweep * c.grid.radius);
+      EXPECT_EQ(older_depth, waits ? std::max(1, sweep - 1) * c.grid.radius : swept.halo_width());
       const auto current = near_faces(swept.halo_field(), current_depth, in_flight);
       const auto older = near_faces(swept.older_halo_field(), older_depth, in_flight);
       swept.sweep_inside(sweep);
