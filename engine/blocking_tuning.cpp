@@ -136,16 +136,16 @@ std::string TunedBlocking::trial_line() const {
 }
 
 nlohmann::json TunedBlocking::to_json() const {
-  return {{"source", source},
-          {"trial", trial_to_json(measured.trial)},
-          {"trial_skipped", measured.trial_skipped.empty() ? nlohmann::json(nullptr) : nlohmann::json(measured.trial_skipped)},
-          {"measure_s", measured.seconds},
-          {"budget_s", measured.budget_seconds},
-          {"candidates", measured.candidates()},
-          {"measurements", measured.measured.size()},
-          {"budget_spent", measured.budget_spent},
-          {"cache_file", cache_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(cache_file)},
-          {"notice", notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(notice)}};
+  nlohmann::json out = {{"source", source},
+                        {"measure_s", measured.seconds},
+                        {"budget_s", measured.budget_seconds},
+                        {"candidates", measured.candidates()},
+                        {"measurements", measured.measured.size()},
+                        {"budget_spent", measured.budget_spent},
+                        {"cache_file", cache_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(cache_file)},
+                        {"notice", notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(notice)}};
+  out.update(trial_to_json(measured));
+  return out;
 }
 
 template <typename T>

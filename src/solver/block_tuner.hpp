@@ -149,8 +149,8 @@ std::vector<std::int64_t> sweep_tile_candidates(int steps, int radius, std::int6
 // (nothing without both) and, where that one is deeper than two steps, its best of two; each timed by
 // real_steps in kTrialRounds rounds, A B B A (A B C C B A); the fastest per step (the mean of its
 // rounds) becomes out's choice (the fewer steps per sweep on a tie: the simpler run) and all go to
-// out.trial, fewest steps first. Skipped, with out.trial_skipped saying
-// why and out.budget_spent set, when the budget left (out.budget_seconds - out.seconds) cannot hold it, as estimated from the
+// out.trial, fewest steps first. Skipped, with out.trial_skipped saying why and out.budget_spent set,
+// when the budget left (out.budget_seconds - out.seconds) cannot hold it, as estimated from the
 // candidates' rates on `points` points per step and build_seconds(steps), the time to build the run's
 // fields for sweeps of that many steps. slowest: as for tune_blocking.
 void run_real_step_trial(TuningOutcome& out, const RealStepTimer& real_steps, double points,

@@ -69,15 +69,16 @@ std::optional<CachedTuning> read_tuning_cache(const std::filesystem::path& file,
   return std::nullopt;
 }
 
-nlohmann::json trial_to_json(const std::vector<TrialMeasurement>& trial) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const TrialMeasurement& t : trial)
-    out.push_back({{"kernel", to_string(t.variant)},
-                   {"size", t.blocking.size},
-                   {"steps", t.blocking.steps},
-                   {"seconds_per_step", t.seconds_per_step},
-                   {"seconds_per_step_rounds", t.rounds}});
-  return out;
+nlohmann::json trial_to_json(const TuningOutcome& outcome) {
+  nlohmann::json contenders = nlohmann::json::array();
+  for (const TrialMeasurement& t : outcome.trial)
+    contenders.push_back({{"kernel", to_string(t.variant)},
+                          {"size", t.blocking.size},
+                          {"steps", t.blocking.steps},
+                          {"seconds_per_step", t.seconds_per_step},
+                          {"seconds_per_step_rounds", t.rounds}});
+  return {{"trial", contenders},
+          {"trial_skipped", outcome.trial_skipped.empty() ? nlohmann::json(nullptr) : nlohmann::json(outcome.trial_skipped)}};
 }
 
 void write_tuning_cache(const std::filesystem::path& file, const TuningKey& key, const TuningOutcome& outcome) {
@@ -91,15 +92,15 @@ void write_tuning_cache(const std::filesystem::path& file, const TuningKey& key,
   for (const TuningMeasurement& m : outcome.measured)
     measured.push_back({{"kernel", to_string(m.variant)}, {"size", m.blocking.size}, {"steps", m.blocking.steps},
                         {"mpoints_per_second", m.mpoints_per_second}});
-  kept.push_back({{"key", wanted},
-                  {"blocking", {{"kernel", to_string(outcome.variant)}, {"size", outcome.blocking.size},
-                                {"steps", outcome.blocking.steps}}},
-                  {"measured", measured},
-                  {"trial", trial_to_json(outcome.trial)},
-                  {"trial_skipped", outcome.trial_skipped.empty() ? nlohmann::json(nullptr) : nlohmann::json(outcome.trial_skipped)},
-                  {"measure_s", outcome.seconds},
-                  {"budget_s", outcome.budget_seconds},
-                  {"budget_spent", outcome.budget_spent}});
+  nlohmann::json entry = {{"key", wanted},
+                           {"blocking", {{"kernel", to_string(outcome.variant)}, {"size", outcome.blocking.size},
+                                         {"steps", outcome.blocking.steps}}},
+                           {"measured", measured},
+                           {"measure_s", outcome.seconds},
+                           {"budget_s", outcome.budget_seconds},
+                           {"budget_spent", outcome.budget_spent}};
+  entry.update(trial_to_json(outcome));
+  kept.push_back(entry);
   doc["entries"] = kept;
   std::error_code ec;
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);

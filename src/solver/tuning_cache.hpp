@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -49,9 +48,10 @@ std::optional<std::filesystem::path> tuning_cache_path(const std::string& settin
 std::optional<CachedTuning> read_tuning_cache(const std::filesystem::path& file, const TuningKey& key,
                                           double wanted_seconds = 0);
 
-// The trial on real steps as JSON (run.json's kernel.tuning.trial and the cache entry's "trial"): per
-// contender its kernel, size, steps, seconds_per_step and seconds_per_step_rounds.
-nlohmann::json trial_to_json(const std::vector<TrialMeasurement>& trial);
+// The trial on real steps of `outcome` as the two keys run.json's kernel.tuning and a cache entry carry:
+// "trial", per contender its kernel, size, steps, seconds_per_step and seconds_per_step_rounds; and
+// "trial_skipped", why a trial that applied did not run (null otherwise).
+nlohmann::json trial_to_json(const TuningOutcome& outcome);
 
 // Stores (or replaces) the entry for `key`, atomically; the other entries stay. The header (output/
 // json_document.hpp) names "tune" as the command: the block tuner, of wave3d tune or of a run with
