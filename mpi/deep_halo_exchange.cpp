@@ -46,16 +46,24 @@ void run_copies(const std::vector<RowCopy<T>>& copies, bool into_field) {
   for (const RowCopy<T>& c : copies) {
     const std::int64_t nx = c.box.extent(0), ny = c.box.extent(1);
     const std::int64_t rows = ny * c.box.extent(2);
+    // A copy within the field writes box + shift.
+    const Box shifted{{c.box.lo[0] + c.shift[0], c.box.lo[1] + c.shift[1], c.box.lo[2] + c.shift[2]},
+                      {c.box.hi[0] + c.shift[0], c.box.hi[1] + c.shift[1], c.box.hi[2] + c.shift[2]}};
+    const bool box_is_target = c.values != nullptr && into_field;
 #pragma omp for schedule(static) nowait
     for (std::int64_t r = 0; r < rows; ++r) {
       const std::int64_t y = c.box.lo[1] + r % ny, z = c.box.lo[2] + r / ny;
       T* row = c.field->data() + c.field->offset(c.box.lo[0], y, z);
-      if (c.values == nullptr)
-        std::copy_n(row, nx, c.field->data() + c.field->offset(c.box.lo[0] + c.shift[0], y + c.shift[1], z + c.shift[2]));
-      else if (into_field)
+      if (box_is_target) halo::prefetch_short_row_ahead<true>(*c.field, c.box, r);
+      else halo::prefetch_short_row_ahead<false>(*c.field, c.box, r);
+      if (c.values == nullptr) {
+        halo::prefetch_short_row_ahead<true>(*c.field, shifted, r);
+        std::copy_n(row, nx, c.field->data() + c.field->offset(shifted.lo[0], shifted.lo[1] + r % ny, shifted.lo[2] + r / ny));
+      } else if (into_field) {
         std::copy_n(c.values + r * nx, nx, row);
-      else
+      } else {
         std::copy_n(row, nx, c.values + r * nx);
+      }
     }
   }
 }

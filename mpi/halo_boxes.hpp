@@ -1,11 +1,14 @@
 #pragma once
 // What the two halo exchanges (halo_exchange.cpp, deep_halo_exchange.cpp) share: the boxes a message
-// carries, the MPI type of a field value, and their phase timer. Internal to mpi/.
+// carries, the MPI type of a field value, their phase timer and how they walk a face's rows. Internal
+// to mpi/.
 #include <mpi.h>
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 
+#include "field/field.hpp"
 #include "geometry/box.hpp"
 #include "mpi/decomposition.hpp"
 
@@ -53,6 +56,41 @@ inline Box ghost_box(const Box& owned, const Dims3& d, int width) {
     }
   }
   return b;
+}
+
+// The offset in its field of row `row` of `box`, rows numbered y fastest, then z (the order in which
+// the exchanges copy them and lay them out in their buffers).
+template <typename T>
+std::int64_t row_offset(const Field<T>& f, const Box& box, std::int64_t row) {
+  const std::int64_t ny = box.extent(1);
+  return f.offset(box.lo[0], box.lo[1] + row % ny, box.lo[2] + row / ny);
+}
+
+// How many rows ahead of the one being copied a short row is asked for.
+inline constexpr std::int64_t kShortRowsAhead = 64;
+
+// Asks for the first four lines of row `row` + kShortRowsAhead of `box` (if there is one) when the
+// box's rows are that short: a face across x is R values per (y, z), each row in lines of its own a row
+// stride from the next, and copying them one after the other waits on every line in turn; the hardware
+// prefetchers follow long rows but not these. (x faces of a 256^3 grid over 2 x 1 x 1 ranks, R = 8, AMD
+// Zen 5: pack 0.72 -> 0.33 ms per step with 64 rows ahead, 0.41 with 24, 0.56 with 8.) ForWrite: the
+// row is a target.
+//
+// Always inlined, with no lambda: GCC counts a function whose only effect is a prefetch as one
+// without effects, and drops the calls to it.
+template <bool ForWrite, typename T>
+[[gnu::always_inline]] inline void prefetch_short_row_ahead(const Field<T>& f, const Box& box, std::int64_t row) {
+  constexpr auto kLine = static_cast<std::uintptr_t>(kCacheLine);
+  constexpr int kWrite = ForWrite ? 1 : 0;
+  const auto bytes = static_cast<std::uintptr_t>(box.extent(0)) * sizeof(T);
+  const std::int64_t ahead = row + kShortRowsAhead;
+  if (bytes > 4 * kLine || ahead >= box.extent(1) * box.extent(2)) return;
+  const auto start = reinterpret_cast<std::uintptr_t>(f.data() + row_offset(f, box, ahead));
+  const std::uintptr_t end = start + bytes, line = start / kLine * kLine;
+  __builtin_prefetch(reinterpret_cast<const void*>(line), kWrite, 3);
+  if (line + kLine < end) __builtin_prefetch(reinterpret_cast<const void*>(line + kLine), kWrite, 3);
+  if (line + 2 * kLine < end) __builtin_prefetch(reinterpret_cast<const void*>(line + 2 * kLine), kWrite, 3);
+  if (line + 3 * kLine < end) __builtin_prefetch(reinterpret_cast<const void*>(line + 3 * kLine), kWrite, 3);
 }
 
 }  // namespace wave3d::mpi::halo

@@ -198,12 +198,15 @@ void HaloExchange<T>::start(Field<T>& f) {
 #pragma omp parallel for schedule(static)
     for (std::int64_t r = 0; r < rows; ++r) {
       const std::int64_t y = copy.from.lo[1] + r % ny, z = copy.from.lo[2] + r / ny;
+      halo::prefetch_short_row_ahead<false>(f, copy.from, r);
+      halo::prefetch_short_row_ahead<true>(f, copy.to, r);
       std::copy_n(f.data() + f.offset(copy.from.lo[0], y, z), nx,
                   f.data() + f.offset(copy.from.lo[0] + shift[0], y + shift[1], z + shift[2]));
     }
   }
   for_each_face_row(sends_, [&f](Face& face, std::int64_t row, std::int64_t y, std::int64_t z) {
     const std::int64_t nx = face.box.extent(0);
+    halo::prefetch_short_row_ahead<false>(f, face.box, row);
     std::copy_n(f.data() + f.offset(face.box.lo[0], y, z), nx, face.buffer.data() + row * nx);
   });
   times_ = HaloTimes{seconds_since(t0), 0.0, 0.0};
@@ -251,6 +254,7 @@ void HaloExchange<T>::finish(Field<T>& f) {
   const auto t1 = std::chrono::steady_clock::now();
   for_each_face_row(recvs_, [&f](const Face& face, std::int64_t row, std::int64_t y, std::int64_t z) {
     const std::int64_t nx = face.box.extent(0);
+    halo::prefetch_short_row_ahead<true>(f, face.box, row);
     std::copy_n(face.buffer.data() + row * nx, nx, f.data() + f.offset(face.box.lo[0], y, z));
   });
   times_.unpack = seconds_since(t1);
