@@ -3,6 +3,7 @@
 #include <array>
 
 #include "mpi/collective.hpp"
+#include "solver/update_regions.hpp"
 
 namespace wave3d::engine {
 
@@ -21,7 +22,7 @@ void build_subdomain_fields(SubdomainFields<T>& fields, const RunConfig& config,
     const FaceFlags& faces = fields.deep_halo->faces_with_neighbours();
     fields.solver.emplace(config, cart.owned(), fields.deep_halo->remote_axes(), faces);
   } else {
-    fields.halo.emplace(cart, cart.owned(), config.grid.radius);
+    fields.halo.emplace(cart, cart.owned(), config.grid.radius, first_updated_x(config.grid, cart.owned()));
     fields.solver.emplace(config, cart.owned(), fields.halo->remote_axes());
   }
 }

@@ -270,15 +270,20 @@ std::uint64_t estimate_bytes_per_rank(const Decomposition& d, int rank, int radi
                                 std::to_string(bytes_per_value) + " bytes per value, " + std::to_string(fields) +
                                 " fields");
   }
-  // Field's own layout (row and plane padding included) for the rank's box and an R-deep halo. One
-  // plane of it, times the planes with saturation: a grid far too large must be refused, not wrap.
+  // Field's own layout (row and plane padding included) for the rank's box and an R-deep halo, with
+  // rows starting a cache line at the first owned x or past a zero boundary's layer, whichever is
+  // larger. One plane of it, times the planes with saturation: a grid far too large must be refused,
+  // not wrap.
   const Box owned = d.box_of(rank);
   const Box one_plane{owned.lo, {owned.hi[0], owned.hi[1], owned.lo[2] + 1}};
+  const auto larger_plane = [&](auto layout_for) {
+    return std::max(layout_for(one_plane, radius, owned.lo[0]).plane, layout_for(one_plane, radius, owned.lo[0] + radius).plane);
+  };
   std::int64_t plane = 0;
   if (bytes_per_value == sizeof(float)) {
-    plane = Field<float>::layout_for(one_plane, radius).plane;
+    plane = larger_plane([](const Box& b, int h, std::int64_t x) { return Field<float>::layout_for(b, h, x); });
   } else if (bytes_per_value == sizeof(double)) {
-    plane = Field<double>::layout_for(one_plane, radius).plane;
+    plane = larger_plane([](const Box& b, int h, std::int64_t x) { return Field<double>::layout_for(b, h, x); });
   } else {
     throw std::invalid_argument("estimate_bytes_per_rank: " + std::to_string(bytes_per_value) +
                                 " bytes per value; allowed: 4 (single) or 8 (double)");

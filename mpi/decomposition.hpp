@@ -88,7 +88,8 @@ Decomposition decompose(const Index3& global_n, int ranks, const Dims3& requeste
 std::uint64_t halo_surface(const Index3& global_n, const Dims3& dims);
 
 // Bytes `rank` allocates for `fields` fields of its owned box with a halo of `radius`, laid out as
-// field/field.hpp does (rows padded to cache lines, planes to an odd number of them). Field storage
+// field/field.hpp does (rows and planes padded to cache lines), rows starting a line at the first
+// owned x or `radius` points in (past a zero boundary's fixed layer), whichever takes more. Field storage
 // only: halo-exchange buffers, MPI and the executable come on top, so the caller should keep some
 // headroom.
 std::uint64_t estimate_bytes_per_rank(const Decomposition& d, int rank, int radius, std::size_t bytes_per_value,

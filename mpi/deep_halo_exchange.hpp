@@ -19,14 +19,14 @@
 // per neighbour whatever the number of fields.
 //
 // Whole planes: where no axis but z has a neighbour (a 1 x 1 x P process grid, zero boundaries
-// along x and y), every rank's fields have the same plane layout and the slabs are whole planes of
-// the field, x and y halo columns and padding included: one contiguous run of memory each. Then
-// each slab travels in two messages of its own (the planes within Slab::unchanged of the face, and
-// those beyond), received straight into the ghost planes (no unpack). exchange() sends both straight
-// from the field (no pack); start() copies the planes beyond, since those owned cells may change
-// before finish(), and sends the near ones straight from the field. The halo columns carried hold
-// what the receiver's hold at the same points (nothing writes halo cells beyond a zero boundary, on
-// any rank).
+// along x and y), every rank's fields have the same plane layout (the same x-y extent and line start
+// x, field.hpp) and the slabs are whole planes of the field, x and y halo columns and padding
+// included: one contiguous run of memory each. Then each slab travels in two messages of its own
+// (the planes within Slab::unchanged of the face, and those beyond), received straight into the
+// ghost planes (no unpack). exchange() sends both straight from the field (no pack); start() copies
+// the planes beyond, since those owned cells may change before finish(), and sends the near ones
+// straight from the field. The halo columns carried hold what the receiver's hold at the same points
+// (nothing writes halo cells beyond a zero boundary, on any rank).
 //
 // Unlike HaloExchange, whose faces are persistent requests made once for a fixed width, widths
 // change from call to call (a sweep cut short before a snapshot exchanges less), so the requests are

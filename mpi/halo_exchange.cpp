@@ -56,8 +56,8 @@ void for_each_face_row(Faces& faces, const Fn& fn) {
 }  // namespace
 
 template <typename T>
-HaloExchange<T>::HaloExchange(const CartesianComm& comm, const Box& owned, int halo_width)
-    : owned_(owned), halo_(halo_width), comm_(comm.comm()) {
+HaloExchange<T>::HaloExchange(const CartesianComm& comm, const Box& owned, int halo_width, std::int64_t line_start_x)
+    : owned_(owned), halo_(halo_width), line_start_x_(line_start_x), comm_(comm.comm()) {
   if (comm.comm() == MPI_COMM_NULL) throw std::invalid_argument("HaloExchange: the CartesianComm was moved from");
   if (halo_width < 0) {
     throw std::invalid_argument("HaloExchange: halo width must be >= 0, got " + std::to_string(halo_width));
@@ -87,7 +87,8 @@ HaloExchange<T>::HaloExchange(const CartesianComm& comm, const Box& owned, int h
       }
       remote_axes_[axis] = true;
       if (axis == 2) {
-        bytes_ += static_cast<std::size_t>(halo_width * Field<T>::layout_for(owned, halo_width).plane) * sizeof(T);
+        const std::int64_t plane = Field<T>::layout_for(owned, halo_width, line_start_x).plane;
+        bytes_ += static_cast<std::size_t>(halo_width * plane) * sizeof(T);
         plane_faces_.push_back({peer, travel_tag(axis, direction), travel_tag(axis, -direction),
                                 direction < 0 ? owned.lo[2] : owned.hi[2] - halo_width,
                                 direction < 0 ? owned.lo[2] - halo_width : owned.hi[2]});
@@ -141,6 +142,7 @@ template <typename T>
 HaloExchange<T>::HaloExchange(HaloExchange&& other) noexcept
     : owned_(other.owned_),
       halo_(other.halo_),
+      line_start_x_(other.line_start_x_),
       sends_(std::move(other.sends_)),
       recvs_(std::move(other.recvs_)),
       local_copies_(std::move(other.local_copies_)),
@@ -161,6 +163,7 @@ HaloExchange<T>& HaloExchange<T>::operator=(HaloExchange&& other) noexcept {
     release();
     owned_ = other.owned_;
     halo_ = other.halo_;
+    line_start_x_ = other.line_start_x_;
     sends_ = std::exchange(other.sends_, {});
     recvs_ = std::exchange(other.recvs_, {});
     local_copies_ = std::exchange(other.local_copies_, {});
@@ -180,10 +183,11 @@ HaloExchange<T>& HaloExchange<T>::operator=(HaloExchange&& other) noexcept {
 
 template <typename T>
 void HaloExchange<T>::check_layout(const Field<T>& f, const char* caller) const {
-  if (f.owned() == owned_ && f.halo() == halo_) return;
+  if (f.owned() == owned_ && f.halo() == halo_ && f.line_start_x() == line_start_x_) return;
   throw std::logic_error(std::string("HaloExchange::") + caller + ": the field owns " + box_text(f.owned()) +
-                         " with halo " + std::to_string(f.halo()) + " but the exchange was built for " +
-                         box_text(owned_) + " with halo " + std::to_string(halo_));
+                         " with halo " + std::to_string(f.halo()) + " and line start x " +
+                         std::to_string(f.line_start_x()) + " but the exchange was built for " + box_text(owned_) +
+                         " with halo " + std::to_string(halo_) + " and line start x " + std::to_string(line_start_x_));
 }
 
 template <typename T>

@@ -33,8 +33,9 @@
 //   Buffers are packed z-major, then y, then x (rows of the face box, x contiguous).
 //
 //   z faces to other ranks are not packed at all: R whole planes of the field (halo columns and
-//   padding included) are contiguous in memory and z neighbours have the same x-y extent, hence the
-//   same plane layout, so they go straight from the owned planes into the neighbour's ghost planes.
+//   padding included) are contiguous in memory and z neighbours have the same x-y extent and line
+//   start x (field.hpp), hence the same plane layout, so they go straight from the owned planes into
+//   the neighbour's ghost planes.
 //   They carry the sender's x/y ghost cells along into edge and corner ghosts, which the star stencil
 //   never reads. Persistent requests bind to an address and the caller swaps time levels, so these
 //   requests are made once per field buffer seen (two in a run: prev and next alternate).
@@ -83,8 +84,10 @@ class HaloExchange {
  public:
   // Collective-free (persistent requests are local). `owned` must be this rank's box in `comm`, and
   // along every axis with a neighbour it must be at least `halo_width` thick. Throws
-  // std::invalid_argument otherwise.
-  HaloExchange(const CartesianComm& comm, const Box& owned, int halo_width);
+  // std::invalid_argument otherwise. line_start_x: that of the fields it will exchange (field.hpp).
+  HaloExchange(const CartesianComm& comm, const Box& owned, int halo_width)
+      : HaloExchange(comm, owned, halo_width, owned.lo[0]) {}
+  HaloExchange(const CartesianComm& comm, const Box& owned, int halo_width, std::int64_t line_start_x);
   ~HaloExchange();
 
   HaloExchange(const HaloExchange&) = delete;
@@ -125,6 +128,7 @@ class HaloExchange {
 
   Box owned_{};
   int halo_ = 0;
+  std::int64_t line_start_x_ = 0;
   std::vector<Face> sends_;
   std::vector<Face> recvs_;
   struct LocalCopy {

@@ -7,12 +7,18 @@
 //   rows: R halo rows, n2 owned rows, R halo rows         ld2 = n2 + 2R rows per plane
 //   planes: R halo planes, n3 owned planes, R halo planes
 //
-// xoff is R rounded up to a cache line, so the first owned x of every row is 64-byte aligned.
+// xoff is at least R, and as small as puts one chosen x of every row on a 64-byte boundary: the
+// line start x, by default the first owned x. The kernel's vectors start on cache lines (a vector
+// across two lines loads both), so a row the kernel updates from its line start x on takes no more
+// vectors than its length needs. Where a zero boundary fixes the first R owned points, the solver
+// puts the line start where its updates begin: 240 updated points of a 256-point row are then 15
+// vectors of 16 floats, not 16 (R = 8: 1.05-1.07x faster in a loop over the column kernel).
 // Indices are global grid indices; the owned box says where this subdomain sits in the grid.
 #include <cstddef>
 #include <cstdint>
 
 #include "field/aligned_buffer.hpp"
+#include "field/plane_stride.hpp"
 #include "geometry/box.hpp"
 
 namespace wave3d {
@@ -28,24 +34,27 @@ class Field {
   struct Layout {
     std::int64_t xoff = 0, ld1 = 0, ld2 = 0, plane = 0, size = 0;  // in elements
   };
-  static Layout layout_for(const Box& owned, int halo) {
+  static Layout layout_for(const Box& owned, int halo) { return layout_for(owned, halo, owned.lo[0]); }
+  static Layout layout_for(const Box& owned, int halo, std::int64_t line_start_x) {
     const std::int64_t per_line = kCacheLine / sizeof(T);
     Layout l;
-    l.xoff = round_up(halo, per_line);
+    // How far the line start lies beyond the last line boundary at or before the first owned x.
+    const std::int64_t past_line = ((line_start_x - owned.lo[0]) % per_line + per_line) % per_line;
+    l.xoff = round_up(halo + past_line, per_line) - past_line;
     l.ld1 = round_up(l.xoff + owned.extent(0) + halo, per_line);
     l.ld2 = owned.extent(1) + 2 * halo;
-    l.plane = l.ld1 * l.ld2;
-    // A plane stride that is a multiple of 4 KiB maps all 2R+1 z-neighbours of a point to one L1
-    // set, far more than its ways: pad the plane to an odd number of cache lines modulo 4 KiB.
-    while (((l.plane * static_cast<std::int64_t>(sizeof(T))) / static_cast<std::int64_t>(kCacheLine)) % 2 == 0)
-      l.plane += per_line;
+    // Padded so that the lines the column kernel keeps in L1 spread over its sets (plane_stride.hpp).
+    l.plane = plane_stride_lines(l.ld1 / per_line, l.ld1 * l.ld2 / per_line, halo) * per_line;
     l.size = l.plane * (owned.extent(2) + 2 * halo);
     return l;
   }
 
   // huge_pages: back the field with transparent huge pages where the system allows (huge_pages.hpp).
-  Field(const Box& owned, int halo, bool huge_pages = false) : owned_(owned), halo_(halo) {
-    const Layout l = layout_for(owned, halo);
+  Field(const Box& owned, int halo, bool huge_pages = false) : Field(owned, halo, huge_pages, owned.lo[0]) {}
+  // line_start_x: the global x that starts a cache line in every row (see the header comment).
+  Field(const Box& owned, int halo, bool huge_pages, std::int64_t line_start_x)
+      : owned_(owned), halo_(halo), line_start_x_(line_start_x) {
+    const Layout l = layout_for(owned, halo, line_start_x);
     xoff_ = l.xoff;
     ld1_ = l.ld1;
     ld2_ = l.ld2;
@@ -57,6 +66,8 @@ class Field {
   const Box& owned() const { return owned_; }
   Box with_halo() const { return owned_.grown(halo_); }
   int halo() const { return halo_; }
+  // The x that starts a cache line in every row.
+  std::int64_t line_start_x() const { return line_start_x_; }
   std::int64_t row_stride() const { return ld1_; }    // elements between y neighbours
   std::int64_t plane_stride() const { return plane_; }  // elements between z neighbours
   std::int64_t allocated_elements() const { return size_; }
@@ -79,6 +90,7 @@ class Field {
     using std::swap;
     swap(a.owned_, b.owned_);
     swap(a.halo_, b.halo_);
+    swap(a.line_start_x_, b.line_start_x_);
     swap(a.xoff_, b.xoff_);
     swap(a.ld1_, b.ld1_);
     swap(a.ld2_, b.ld2_);
@@ -92,6 +104,7 @@ class Field {
 
   Box owned_{};
   int halo_ = 0;
+  std::int64_t line_start_x_ = 0;
   std::int64_t xoff_ = 0, ld1_ = 0, ld2_ = 0, plane_ = 0, size_ = 0;
   AlignedBuffer buffer_;
 };

@@ -84,11 +84,11 @@ void for_each_touch_span_of(const Field<T>& field, std::vector<Box> sweeps, Visi
   }
 }
 
-// The same under for_each_block's static schedule of `blocking` (x blocks cut from the owned box's
-// first x), as first_touch(field, InitPolicy::first_touch, blocking, sweeps) does it.
+// The same under for_each_block's static schedule of `blocking` (x blocks cut from the field's line
+// start x), as first_touch(field, InitPolicy::first_touch, blocking, sweeps) does it.
 template <typename T, typename Write>
 void for_each_touch_span(const Field<T>& field, const Blocking& blocking, std::vector<Box> sweeps, Write&& write) {
-  const std::int64_t x_origin = field.owned().lo[0];
+  const std::int64_t x_origin = field.line_start_x();
   for_each_touch_span_of(
       field, std::move(sweeps),
       [&](const Box& sweep, const auto& body) { for_each_block(sweep, blocking, x_origin, body); },

@@ -1,5 +1,7 @@
 #include "solver/update_regions.hpp"
 
+#include <algorithm>
+
 namespace wave3d {
 
 UpdateRegions update_regions(const Grid& grid, const Box& owned, const std::array<bool, 3>& halo_in_flight) {
@@ -14,6 +16,10 @@ UpdateRegions update_regions(const Grid& grid, const Box& owned, const std::arra
   r.interior = intersect(r.update, away_from_halo);
   r.shells = boxes_outside(r.update, r.interior);
   return r;
+}
+
+std::int64_t first_updated_x(const Grid& grid, const Box& owned) {
+  return std::max(owned.lo[0], grid.updated().lo[0]);
 }
 
 std::vector<Box> kernel_sweeps(const UpdateRegions& regions, HaloMode mode) {

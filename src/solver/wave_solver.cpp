@@ -57,9 +57,9 @@ WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<
       regions_(update_regions(config.grid, owned, halo_in_flight)),
       halo_faces_(halo_faces),
       faces_in_flight_(faces_on(halo_faces, halo_in_flight)),
-      prev_(owned, halo_width_for(config, halo_faces), config.memory.huge_pages),
-      next_(owned, halo_width_for(config, halo_faces), config.memory.huge_pages),
-      vel_(owned, halo_width_for(config, halo_faces), config.memory.huge_pages),
+      prev_(owned, halo_width_for(config, halo_faces), config.memory.huge_pages, first_updated_x(config.grid, owned)),
+      next_(owned, halo_width_for(config, halo_faces), config.memory.huge_pages, first_updated_x(config.grid, owned)),
+      vel_(owned, halo_width_for(config, halo_faces), config.memory.huge_pages, first_updated_x(config.grid, owned)),
       kernel_(second_derivative_weights(config.grid.radius), config.blocking, kernel_variant(config.kernel, config.grid.radius)) {
   // The policy must be set before the first write: Linux places a page when it is first touched.
   std::optional<HwlocTopology> topology;

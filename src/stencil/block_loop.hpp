@@ -16,9 +16,9 @@ namespace wave3d {
 // and last block of an axis may be shorter). An empty region has no blocks.
 //
 // Along x, blocks narrower than the region are cut at x_origin + k * size rather than at the region's
-// start: with x_origin at a field's first owned x (64-byte aligned) and a size of whole cache lines,
-// every block then starts on a cache line, however far in from the field's edge the region starts
-// (zero boundaries, overlap shells). A vector of a block then loads one line, not two.
+// start: with x_origin at a field's line start x (64-byte aligned, field.hpp) and a size of whole
+// cache lines, every block then starts on a cache line, however far from the line start the region
+// starts (zero boundaries, overlap shells). A vector of a block then loads one line, not two.
 struct BlockGrid {
   Index3 size{0, 0, 0};
   Index3 count{0, 0, 0};

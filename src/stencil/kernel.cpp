@@ -126,7 +126,7 @@ void update_box(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const
 template <typename T, int R, KernelVariant variant>
 void update_blocked(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const T* c, const Box& region,
                     const Blocking& blocking, const std::function<void()>* between_blocks) {
-  for_each_block(region, blocking, prev.owned().lo[0], [&](const Box& b) {
+  for_each_block(region, blocking, prev.line_start_x(), [&](const Box& b) {
     update_box<T, R, variant>(prev, next, vel, c, b);
     if (between_blocks != nullptr && omp_get_thread_num() == 0) (*between_blocks)();
   });

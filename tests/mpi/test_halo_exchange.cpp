@@ -261,10 +261,12 @@ TEST(HaloExchange, LayoutMismatchAndMisuseThrow) {
   shifted.lo[0] += 1;
   shifted.hi[0] += 1;
   Field<double> wrong_box(shifted, shape.radius);
+  Field<double> other_line_start(cart.owned(), shape.radius, false, cart.owned().lo[0] + 1);
 
   // All of these throw before any MPI call, so the ranks stay in step.
   EXPECT_THROW(halo.start(wider_halo), std::logic_error);
   EXPECT_THROW(halo.start(wrong_box), std::logic_error);
+  EXPECT_THROW(halo.start(other_line_start), std::logic_error);
   EXPECT_THROW(halo.finish(right), std::logic_error);  // nothing started
   EXPECT_FALSE(halo.in_flight());
 

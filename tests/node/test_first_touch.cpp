@@ -17,6 +17,7 @@
 #include "field/field.hpp"
 #include "field/first_touch.hpp"
 #include "solver/update_regions.hpp"
+#include "solver/wave_solver.hpp"
 #include "stencil/block_loop.hpp"
 
 namespace wave3d {
@@ -31,7 +32,7 @@ struct Runner {
   int thread = -1;
   std::int64_t x_end = 0;
 };
-// x_origin: where the field's x blocks are cut from (its first owned x).
+// x_origin: where the field's x blocks are cut from (its line start x).
 Runner runner_of(const std::vector<Box>& sweeps, const Blocking& blocking, int threads, const Index3& p,
                  std::int64_t x_origin) {
   for (const Box& s : sweeps) {
@@ -216,7 +217,8 @@ TEST(FirstTouch, WritesEveryElementOnceOnTheThreadComputingTheNearestUpdatedPoin
       for (int threads : {1, 2, 3, 16, 44}) {
         SCOPED_TRACE(c.name + ", " + name(mode) + ", " + std::to_string(threads) + " threads");
         omp_set_num_threads(threads);
-        const Field<double> f(c.owned, c.grid.radius);
+        // Rows start a cache line where the updates start, as the solver lays them out.
+        const Field<double> f(c.owned, c.grid.radius, false, first_updated_x(c.grid, c.owned));
         std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> spans(static_cast<std::size_t>(threads));
         for_each_touch_span(f, c.blocking, sweeps, [&](std::int64_t begin, std::int64_t end) {
           spans[static_cast<std::size_t>(omp_get_thread_num())].emplace_back(begin, end);
@@ -236,7 +238,7 @@ TEST(FirstTouch, WritesEveryElementOnceOnTheThreadComputingTheNearestUpdatedPoin
             for (std::int64_t x = all.lo[0]; x < all.hi[0]; ++x) {
               const Index3 nearest = clamped({x, y, z}, regions.update);
               ASSERT_EQ(writer[static_cast<std::size_t>(f.offset(x, y, z))],
-                        runner_of(sweeps, c.blocking, threads, nearest, c.owned.lo[0]).thread)
+                        runner_of(sweeps, c.blocking, threads, nearest, f.line_start_x()).thread)
                   << x << "," << y << "," << z;
             }
       }
@@ -245,11 +247,34 @@ TEST(FirstTouch, WritesEveryElementOnceOnTheThreadComputingTheNearestUpdatedPoin
   omp_set_num_threads(max_threads);
 }
 
+TEST(FirstTouch, TheSolversRowsStartACacheLineWhereTheirUpdatesStart) {
+  // Past a zero boundary's fixed layer on the grid's low x face, else at the first owned x: the
+  // kernel's vectors then cover an updated row with as few as its length needs.
+  for (int radius : {1, 4, 8})
+    for (Boundary boundary : {Boundary::zero, Boundary::periodic}) {
+      RunConfig c;
+      c.grid = Grid{{48, 20, 18}, 1.0, boundary, radius};
+      c.initial.kind = InitialKind::seed_cube;
+      c.blocking = Blocking{{0, 8, 8}};
+      const bool zero = boundary == Boundary::zero;
+      for (const Box& owned : {c.grid.whole(), Box{{24, 0, 0}, {48, 20, 18}}}) {
+        SCOPED_TRACE(::testing::Message() << "R = " << radius << (zero ? ", zero" : ", periodic") << ", owned x from "
+                                          << owned.lo[0]);
+        const std::int64_t start = owned.lo[0] == 0 && zero ? radius : owned.lo[0];
+        EXPECT_EQ(first_updated_x(c.grid, owned), start);
+        EXPECT_EQ(update_regions(c.grid, owned, {false, false, false}).update.lo[0], start);
+        WaveSolver<float> solver(c, owned);
+        EXPECT_EQ(solver.current().line_start_x(), start);
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(&solver.current().at(start, 3, 4)) % kCacheLine, 0u);
+      }
+    }
+}
+
 TEST(FirstTouch, ZeroesEveryAllocatedElementPaddingIncluded) {
   for (const Case& c : small_cases()) {
     const std::vector<Box> sweeps = kernel_sweeps(update_regions(c.grid, c.owned, c.in_flight), HaloMode::overlap);
     for (InitPolicy policy : {InitPolicy::first_touch, InitPolicy::serial}) {
-      Field<float> f(c.owned, c.grid.radius);
+      Field<float> f(c.owned, c.grid.radius, false, first_updated_x(c.grid, c.owned));
       std::fill(f.data(), f.data() + f.allocated_elements(), 1.0f);
       first_touch(f, policy, c.blocking, sweeps);
       EXPECT_EQ(std::count(f.data(), f.data() + f.allocated_elements(), 0.0f), f.allocated_elements()) << c.name;
