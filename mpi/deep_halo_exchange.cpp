@@ -131,9 +131,12 @@ std::pair<T*, std::size_t> whole_planes(Field<T>& f, std::int64_t z, int planes)
 }  // namespace
 
 template <typename T>
-DeepHaloExchange<T>::DeepHaloExchange(const CartesianComm& comm, const Box& owned, int max_width)
-    : owned_(owned), max_width_(max_width), rank_(comm.rank()), comm_(comm.comm()) {
+DeepHaloExchange<T>::DeepHaloExchange(const CartesianComm& comm, const Box& owned, int max_width,
+                                      std::array<bool, 3> completed_in_start)
+    : owned_(owned), max_width_(max_width), rank_(comm.rank()), comm_(comm.comm()), completed_in_start_(completed_in_start) {
   if (comm.comm() == MPI_COMM_NULL) throw std::invalid_argument("DeepHaloExchange: the CartesianComm was moved from");
+  if (completed_in_start[2])
+    throw std::invalid_argument("DeepHaloExchange: z faces cannot complete in start() (whole planes travel along z)");
   if (max_width < 0) throw std::invalid_argument("DeepHaloExchange: width must be >= 0, got " + std::to_string(max_width));
   if (owned != comm.owned())
     throw std::invalid_argument("DeepHaloExchange: the box given is not rank " + std::to_string(comm.rank()) +
@@ -143,7 +146,8 @@ DeepHaloExchange<T>::DeepHaloExchange(const CartesianComm& comm, const Box& owne
       const int peer = comm.neighbour(axis, side == 0 ? -1 : 1);
       if (peer == MPI_PROC_NULL) continue;
       faces_[static_cast<std::size_t>(axis)][static_cast<std::size_t>(side)] = true;
-      if (peer != comm.rank()) remote_axes_[static_cast<std::size_t>(axis)] = true;
+      if (peer != comm.rank() && !completed_in_start[static_cast<std::size_t>(axis)])
+        remote_axes_[static_cast<std::size_t>(axis)] = true;
       if (owned.extent(axis) < max_width)
         throw std::invalid_argument("DeepHaloExchange: rank " + std::to_string(comm.rank()) + " owns " +
                                     std::to_string(owned.extent(axis)) + " points along " + "xyz"[axis] +
@@ -220,6 +224,7 @@ void DeepHaloExchange<T>::begin(const std::vector<Slab>& slabs, bool send_from_f
   for (const Neighbour& n : neighbours_) last_bytes_packed_ += n.send.size() * sizeof(T);
 
   requests_.clear();
+  requests_first_.clear();
   last_bytes_ = 0;
   for (Neighbour& n : neighbours_) {
     if (n.peer == rank_ || n.recv.empty()) continue;
@@ -227,7 +232,7 @@ void DeepHaloExchange<T>::begin(const std::vector<Slab>& slabs, bool send_from_f
     check(MPI_Irecv(n.recv.data(), static_cast<int>(n.recv.size()), datatype_of<T>(), n.peer,
                     travel_tag(opposite(n.offset)), comm_, &r),
           "MPI_Irecv");
-    requests_.push_back(r);
+    (completes_in_start(n.offset) ? requests_first_ : requests_).push_back(r);
   }
   for (Neighbour& n : neighbours_) {
     if (n.peer == rank_ || n.send.empty()) continue;
@@ -235,11 +240,41 @@ void DeepHaloExchange<T>::begin(const std::vector<Slab>& slabs, bool send_from_f
     check(MPI_Isend(n.send.data(), static_cast<int>(n.send.size()), datatype_of<T>(), n.peer, travel_tag(n.offset),
                     comm_, &r),
           "MPI_Isend");
-    requests_.push_back(r);
+    (completes_in_start(n.offset) ? requests_first_ : requests_).push_back(r);
     last_bytes_ += n.send.size() * sizeof(T);
   }
   slabs_in_flight_ = slabs;
   in_flight_ = true;
+  if (requests_first_.empty()) return;
+  const auto t1 = std::chrono::steady_clock::now();
+  check(MPI_Waitall(static_cast<int>(requests_first_.size()), requests_first_.data(), MPI_STATUSES_IGNORE),
+        "MPI_Waitall (messages completed in start)");
+  times_.wait = seconds_since(t1);
+  const auto t2 = std::chrono::steady_clock::now();
+  unpack(true);
+  times_.unpack = seconds_since(t2);
+}
+
+template <typename T>
+bool DeepHaloExchange<T>::completes_in_start(const Dims3& offset) const {
+  for (std::size_t a = 0; a < 3; ++a)
+    if (offset[a] != 0 && completed_in_start_[a]) return true;
+  return false;
+}
+
+template <typename T>
+void DeepHaloExchange<T>::unpack(bool completed_in_start) {
+  std::vector<RowCopy<T>> unpacks;
+  for (Neighbour& n : neighbours_) {
+    if (n.peer == rank_ || completes_in_start(n.offset) != completed_in_start) continue;
+    std::size_t at = 0;
+    for (const Slab& s : slabs_in_flight_) {
+      const Box box = ghost_box(owned_, n.offset, s.width);
+      unpacks.push_back({s.field, box, n.recv.data() + at, {}});
+      at += static_cast<std::size_t>(box.volume());
+    }
+  }
+  run_copies(unpacks, true);
 }
 
 template <typename T>
@@ -334,22 +369,12 @@ void DeepHaloExchange<T>::finish() {
   if (!requests_.empty())
     check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   in_flight_ = false;
-  times_.wait = seconds_since(t0);
+  times_.wait += seconds_since(t0);
 
   const auto t1 = std::chrono::steady_clock::now();
-  std::vector<RowCopy<T>> unpacks;
-  for (Neighbour& n : neighbours_) {
-    if (n.peer == rank_) continue;
-    std::size_t at = 0;
-    for (const Slab& s : slabs_in_flight_) {
-      const Box box = ghost_box(owned_, n.offset, s.width);
-      unpacks.push_back({s.field, box, n.recv.data() + at, {}});
-      at += static_cast<std::size_t>(box.volume());
-    }
-  }
-  run_copies(unpacks, true);
+  unpack(false);
   slabs_in_flight_.clear();
-  times_.unpack = seconds_since(t1);
+  times_.unpack += seconds_since(t1);
 }
 
 template <typename T>
@@ -361,6 +386,7 @@ void DeepHaloExchange<T>::release() noexcept {
   if (!finalized && in_flight_ && !requests_.empty())
     MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
   requests_.clear();
+  requests_first_.clear();
   in_flight_ = false;
 }
 

@@ -66,8 +66,11 @@ class DeepHaloExchange {
 
   // Collective-free. `owned` must be this rank's box in `comm`; along every axis with a neighbour it
   // must be at least max_width thick (the halo comes from the immediate neighbours only). Throws
-  // std::invalid_argument otherwise.
-  DeepHaloExchange(const CartesianComm& comm, const Box& owned, int max_width);
+  // std::invalid_argument otherwise. completed_in_start: axes (x, y; not z) whose messages start()
+  // completes and unpacks before it returns, edges and corners across them included (their wait and
+  // unpack counted in last_times()); the others stay in flight until finish().
+  DeepHaloExchange(const CartesianComm& comm, const Box& owned, int max_width,
+                   std::array<bool, 3> completed_in_start = {false, false, false});
   ~DeepHaloExchange();
 
   DeepHaloExchange(const DeepHaloExchange&) = delete;
@@ -98,9 +101,9 @@ class DeepHaloExchange {
   // The faces whose halo a neighbour fills (another rank or, along a periodic axis of one rank,
   // this one): where a sweep of several levels may compute beyond the owned box.
   const FaceFlags& faces_with_neighbours() const { return faces_; }
-  // The axes along which a neighbour is another rank: their ghost cells travel in messages, while
-  // those copied from this rank itself (one rank along a periodic axis) are in place once start()
-  // returns, so overlapped compute need not keep away from them.
+  // The axes along which a neighbour is another rank and the messages are in flight after start()
+  // returns: those copied from this rank itself (one rank along a periodic axis) and those completed
+  // in start() are in place by then, so overlapped compute need not keep away from them.
   const std::array<bool, 3>& remote_axes() const { return remote_axes_; }
   const Box& owned() const { return owned_; }
   int max_width() const { return max_width_; }
@@ -119,6 +122,10 @@ class DeepHaloExchange {
   };
 
   void begin(const std::vector<Slab>& slabs, bool send_from_fields);
+  // Whether the messages to and from the neighbour at `offset` complete in start().
+  bool completes_in_start(const Dims3& offset) const;
+  // Copies the received messages into the fields: those completed in start(), or the others.
+  void unpack(bool completed_in_start);
   void post_whole_planes(const std::vector<Slab>& slabs, bool send_from_fields);
   void release() noexcept;
 
@@ -128,10 +135,12 @@ class DeepHaloExchange {
   MPI_Comm comm_ = MPI_COMM_NULL;
   FaceFlags faces_{};
   std::array<bool, 3> remote_axes_{false, false, false};
+  std::array<bool, 3> completed_in_start_{false, false, false};
   bool whole_planes_ = false;
   std::vector<Neighbour> neighbours_;
   std::vector<Slab> slabs_in_flight_;
-  std::vector<MPI_Request> requests_;
+  std::vector<MPI_Request> requests_;        // in flight until finish()
+  std::vector<MPI_Request> requests_first_;  // completed in start()
   std::size_t last_bytes_ = 0;
   std::size_t last_bytes_packed_ = 0;
   HaloTimes times_{};

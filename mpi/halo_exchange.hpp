@@ -85,9 +85,12 @@ class HaloExchange {
   // Collective-free (persistent requests are local). `owned` must be this rank's box in `comm`, and
   // along every axis with a neighbour it must be at least `halo_width` thick. Throws
   // std::invalid_argument otherwise. line_start_x: that of the fields it will exchange (field.hpp).
+  // completed_in_start: axes whose faces start() exchanges completely before it returns (their wait and
+  // unpack counted in last_times()); the other faces stay in flight until finish().
   HaloExchange(const CartesianComm& comm, const Box& owned, int halo_width)
       : HaloExchange(comm, owned, halo_width, owned.lo[0]) {}
-  HaloExchange(const CartesianComm& comm, const Box& owned, int halo_width, std::int64_t line_start_x);
+  HaloExchange(const CartesianComm& comm, const Box& owned, int halo_width, std::int64_t line_start_x,
+               std::array<bool, 3> completed_in_start = {false, false, false});
   ~HaloExchange();
 
   HaloExchange(const HaloExchange&) = delete;
@@ -109,8 +112,8 @@ class HaloExchange {
   bool in_flight() const { return in_flight_; }
   HaloTimes last_times() const { return times_; }
   std::size_t bytes_per_exchange() const { return bytes_; }  // bytes this rank sends per exchange
-  // Axes along which some ghost comes from another rank: only near those faces must overlapped
-  // compute wait for finish().
+  // Axes along which some ghost comes from another rank after start() returns: only near those faces
+  // must overlapped compute wait for finish().
   const std::array<bool, 3>& remote_axes() const { return remote_axes_; }
   const Box& owned() const { return owned_; }
   int halo_width() const { return halo_; }
@@ -121,6 +124,7 @@ class HaloExchange {
     std::vector<T> buffer;  // box.volume() values, z-major, x contiguous
     int peer = 0;           // the neighbour rank it goes to or comes from
     int tag = 0;            // the direction of travel, see above
+    int axis = 0;
   };
 
   void check_layout(const Field<T>& f, const char* caller) const;
@@ -136,6 +140,7 @@ class HaloExchange {
   };
   std::vector<LocalCopy> local_copies_;
   std::array<bool, 3> remote_axes_{false, false, false};
+  std::array<bool, 3> completed_in_start_{false, false, false};
   struct PlaneFace {
     int peer = 0, send_tag = 0, recv_tag = 0;
     std::int64_t send_plane = 0, recv_plane = 0;  // global z of the first plane sent / received
@@ -148,6 +153,10 @@ class HaloExchange {
   std::vector<PlaneRequests> plane_requests_;
   PlaneRequests* planes_in_flight_ = nullptr;
   PlaneRequests& plane_requests_for(Field<T>& f);
+  // Waits for the messages of the faces completed in start() and unpacks them (start's second half).
+  void complete_in_start(Field<T>& f, const PlaneRequests& planes);
+  // Copies the received faces into f's ghosts: those completed in start(), or the others.
+  void unpack(Field<T>& f, bool completed_in_start);
   std::vector<MPI_Request> all_in_flight_;  // requests_ then the in-flight plane requests
   MPI_Comm comm_ = MPI_COMM_NULL;
   // Receives first (recvs_.size() of them, in recvs_ order), then sends (in sends_ order).

@@ -257,7 +257,7 @@ constexpr KeySpec kSchema[] = {
      .kind = ValueKind::string,
      .default_toml = R"("overlap")",
      .words = words_of<HaloMode>(),
-     .doc = R"("bulk": exchange, then compute everything; "overlap": compute the interior while messages fly, then the shell.)",
+     .doc = R"("bulk": exchange, then compute everything; "overlap": compute the interior while messages fly, then the shell (faces across x are exchanged before the interior: their shell costs more than their wait).)",
      .apply = [](RunConfig& c, const ConfigValue& v) { c.parallel.halo = as_enum<HaloMode>(v); },
      .read = [](const RunConfig& c) { return word(c.parallel.halo); }},
     {.key = "parallel.progress",

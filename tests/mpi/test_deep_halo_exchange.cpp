@@ -77,14 +77,23 @@ T expected_at(Index3 p, const Box& owned, const Index3& n, const Periodic& perio
   return value_at<T>(p, field);
 }
 
+// only_beyond: where given, halo cells are checked only beyond the owned box along one of these axes.
 template <typename T>
 std::optional<std::string> verify(const Field<T>& f, const Index3& n, const Periodic& periodic, int width, int field,
-                                  const std::string& context) {
+                                  const std::string& context, const std::array<bool, 3>* only_beyond = nullptr) {
   t::Mismatches errors(context + " field " + std::to_string(field) + " width " + std::to_string(width));
   const Box all = f.with_halo();
+  const Box& owned = f.owned();
   for (std::int64_t z = all.lo[2]; z < all.hi[2]; ++z)
     for (std::int64_t y = all.lo[1]; y < all.hi[1]; ++y)
       for (std::int64_t x = all.lo[0]; x < all.hi[0]; ++x) {
+        if (only_beyond != nullptr && !owned.contains({x, y, z})) {
+          const Index3 p{x, y, z};
+          bool checked = false;
+          for (std::size_t a = 0; a < 3; ++a)
+            checked = checked || ((*only_beyond)[a] && (p[a] < owned.lo[a] || p[a] >= owned.hi[a]));
+          if (!checked) continue;
+        }
         const T expected = expected_at<T>({x, y, z}, f.owned(), n, periodic, width, field);
         const T got = f.at(x, y, z);
         if (got != expected)
@@ -136,6 +145,44 @@ TYPED_TEST(DeepHaloExchangeTyped, FillsFacesEdgesAndCornersOfTwoFieldsForEveryPr
     }
     EXPECT_GT(tried, 0) << "no process grid of " << ranks << " ranks fits grid " << t::text(c.n);
   }
+}
+
+TYPED_TEST(DeepHaloExchangeTyped, MessagesAcrossTheAxesCompletedInStartAreInWhenStartReturns) {
+  using T = TypeParam;
+  const int ranks = t::world_size();
+  const Case c = kCases[0];
+  constexpr std::array<bool, 3> kCompleted[] = {{true, false, false}, {false, true, false}, {true, true, false}};
+  for (const Dims3& dims : t::all_process_grids(ranks)) {
+    if (!t::thick_enough(c.n, dims, c.halo)) continue;
+    for (const Periodic& periodic : kPeriodicities)
+      for (const std::array<bool, 3>& completed : kCompleted) {
+        const CartesianComm cart(MPI_COMM_WORLD, decompose(c.n, ranks, dims, 1), periodic);
+        Field<T> a(cart.owned(), c.halo), b(cart.owned(), c.halo);
+        DeepHaloExchange<T> halo(cart, cart.owned(), c.halo, completed);
+        const std::string context =
+            "grid " + t::text(c.n) + " dims " + t::text(dims) + " " + t::text(periodic) + " completed " + t::text(completed);
+        std::array<bool, 3> in_flight{false, false, false};
+        for (int axis = 0; axis < 3; ++axis)
+          for (int side : {-1, 1}) {
+            const int peer = cart.neighbour(axis, side);
+            if (peer != MPI_PROC_NULL && peer != cart.rank() && !completed[static_cast<std::size_t>(axis)])
+              in_flight[static_cast<std::size_t>(axis)] = true;
+          }
+        EXPECT_EQ(halo.remote_axes(), in_flight) << context;
+        fill(a, 0);
+        fill(b, 1);
+        halo.start({{&a, c.width_a}, {&b, c.width_b}});
+        // Faces, edges and corners across a completed axis hold their values before finish().
+        std::optional<std::string> error = verify(a, c.n, periodic, c.width_a, 0, context + " after start", &completed);
+        if (!error) error = verify(b, c.n, periodic, c.width_b, 1, context + " after start", &completed);
+        halo.finish();
+        if (!error) error = verify(a, c.n, periodic, c.width_a, 0, context + " after finish");
+        if (!error) error = verify(b, c.n, periodic, c.width_b, 1, context + " after finish");
+        if (!t::agree_nobody_failed(MPI_COMM_WORLD, error)) return;
+      }
+  }
+  const CartesianComm cart(MPI_COMM_WORLD, decompose(c.n, ranks, {0, 0, 0}, 1), Periodic{true, true, true});
+  EXPECT_THROW(DeepHaloExchange<T>(cart, cart.owned(), c.halo, {false, false, true}), std::invalid_argument);
 }
 
 // Starts an exchange, rewrites every owned cell at least `unchanged` from the faces while it is in
