@@ -265,6 +265,18 @@ Decomposition decompose(const Index3& global_n, int ranks, const Dims3& requeste
   return d;
 }
 
+namespace {
+
+// The plane stride of `box` with a halo of `radius`, rows starting a cache line at its first x or
+// `radius` points in, whichever is longer.
+template <typename T>
+std::int64_t larger_plane(const Box& box, int radius) {
+  return std::max(Field<T>::layout_for(box, radius, box.lo[0]).plane,
+                  Field<T>::layout_for(box, radius, box.lo[0] + radius).plane);
+}
+
+}  // namespace
+
 std::uint64_t estimate_bytes_per_rank(const Decomposition& d, int rank, int radius, std::size_t bytes_per_value,
                                       int fields) {
   if (radius < 0 || bytes_per_value == 0 || fields < 0) {
@@ -278,14 +290,11 @@ std::uint64_t estimate_bytes_per_rank(const Decomposition& d, int rank, int radi
   // not wrap.
   const Box owned = d.box_of(rank);
   const Box one_plane{owned.lo, {owned.hi[0], owned.hi[1], owned.lo[2] + 1}};
-  const auto larger_plane = [&](auto layout_for) {
-    return std::max(layout_for(one_plane, radius, owned.lo[0]).plane, layout_for(one_plane, radius, owned.lo[0] + radius).plane);
-  };
   std::int64_t plane = 0;
   if (bytes_per_value == sizeof(float)) {
-    plane = larger_plane([](const Box& b, int h, std::int64_t x) { return Field<float>::layout_for(b, h, x); });
+    plane = larger_plane<float>(one_plane, radius);
   } else if (bytes_per_value == sizeof(double)) {
-    plane = larger_plane([](const Box& b, int h, std::int64_t x) { return Field<double>::layout_for(b, h, x); });
+    plane = larger_plane<double>(one_plane, radius);
   } else {
     throw std::invalid_argument("estimate_bytes_per_rank: " + std::to_string(bytes_per_value) +
                                 " bytes per value; allowed: 4 (single) or 8 (double)");

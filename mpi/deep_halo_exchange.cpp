@@ -68,6 +68,18 @@ void run_copies(const std::vector<RowCopy<T>>& copies, bool into_field) {
   }
 }
 
+// The copies between the slabs' boxes (box_of(slab)) and a message buffer that holds them one after
+// the other, appended to `copies`.
+template <typename T, typename Slabs, typename BoxOf>
+void add_buffer_copies(std::vector<RowCopy<T>>& copies, const Slabs& slabs, T* buffer, const BoxOf& box_of) {
+  std::size_t at = 0;
+  for (const auto& s : slabs) {
+    const Box box = box_of(s);
+    copies.push_back({s.field, box, buffer + at, {}});
+    at += static_cast<std::size_t>(box.volume());
+  }
+}
+
 // Along a periodic axis of one rank: this rank's own slab on the far side, one period away, copied
 // into the ghost at `offset`.
 template <typename T>
@@ -211,12 +223,7 @@ void DeepHaloExchange<T>::begin(const std::vector<Slab>& slabs, bool send_from_f
       throw std::invalid_argument("DeepHaloExchange: a message of more values than MPI's int count");
     n.send.resize(send_values);
     n.recv.resize(recv_values);
-    std::size_t at = 0;
-    for (const Slab& s : slabs) {
-      const Box box = send_box(owned_, n.offset, s.width);
-      packs.push_back({s.field, box, n.send.data() + at, {}});
-      at += static_cast<std::size_t>(box.volume());
-    }
+    add_buffer_copies(packs, slabs, n.send.data(), [&](const Slab& s) { return send_box(owned_, n.offset, s.width); });
   }
   run_copies(packs, false);
   times_ = HaloTimes{seconds_since(t0), 0.0, 0.0};
@@ -267,12 +274,8 @@ void DeepHaloExchange<T>::unpack(bool completed_in_start) {
   std::vector<RowCopy<T>> unpacks;
   for (Neighbour& n : neighbours_) {
     if (n.peer == rank_ || completes_in_start(n.offset) != completed_in_start) continue;
-    std::size_t at = 0;
-    for (const Slab& s : slabs_in_flight_) {
-      const Box box = ghost_box(owned_, n.offset, s.width);
-      unpacks.push_back({s.field, box, n.recv.data() + at, {}});
-      at += static_cast<std::size_t>(box.volume());
-    }
+    add_buffer_copies(unpacks, slabs_in_flight_, n.recv.data(),
+                      [&](const Slab& s) { return ghost_box(owned_, n.offset, s.width); });
   }
   run_copies(unpacks, true);
 }

@@ -39,13 +39,15 @@ std::string box_text(const Box& b) {
   return s;
 }
 
-// Calls fn(face, row, y, z) for every row (x contiguous) of every face. One OpenMP region for all
-// faces, each face's rows shared out by a nowait loop: the faces touch disjoint memory, so threads
-// need not wait for each other between faces, only once at the end of the region.
-template <typename Faces, typename Fn>
-void for_each_face_row(Faces& faces, const Fn& fn) {
+// Calls fn(face, row, y, z) for every row (x contiguous) of every face for which take(face) holds.
+// One OpenMP region for all faces, each face's rows shared out by a nowait loop: the faces touch
+// disjoint memory, so threads need not wait for each other between faces, only once at the end of
+// the region.
+template <typename Faces, typename Take, typename Fn>
+void for_each_face_row(Faces& faces, const Take& take, const Fn& fn) {
 #pragma omp parallel
   for (auto& face : faces) {
+    if (!take(face)) continue;  // the same on every thread: the loops below still pair up
     const std::int64_t ny = face.box.extent(1);
     const std::int64_t rows = ny * face.box.extent(2);
 #pragma omp for schedule(static) nowait
@@ -212,7 +214,8 @@ void HaloExchange<T>::start(Field<T>& f) {
                   f.data() + f.offset(copy.from.lo[0] + shift[0], y + shift[1], z + shift[2]));
     }
   }
-  for_each_face_row(sends_, [&f](Face& face, std::int64_t row, std::int64_t y, std::int64_t z) {
+  const auto every_face = [](const Face&) { return true; };
+  for_each_face_row(sends_, every_face, [&f](Face& face, std::int64_t row, std::int64_t y, std::int64_t z) {
     const std::int64_t nx = face.box.extent(0);
     halo::prefetch_short_row_ahead<false>(f, face.box, row);
     std::copy_n(f.data() + f.offset(face.box.lo[0], y, z), nx, face.buffer.data() + row * nx);
@@ -255,8 +258,10 @@ void HaloExchange<T>::complete_in_start(Field<T>& f, const PlaneRequests& planes
 
 template <typename T>
 void HaloExchange<T>::unpack(Field<T>& f, bool completed_in_start) {
-  for_each_face_row(recvs_, [&](const Face& face, std::int64_t row, std::int64_t y, std::int64_t z) {
-    if (completed_in_start_[static_cast<std::size_t>(face.axis)] != completed_in_start) return;
+  const auto now = [&](const Face& face) {
+    return completed_in_start_[static_cast<std::size_t>(face.axis)] == completed_in_start;
+  };
+  for_each_face_row(recvs_, now, [&f](const Face& face, std::int64_t row, std::int64_t y, std::int64_t z) {
     const std::int64_t nx = face.box.extent(0);
     halo::prefetch_short_row_ahead<true>(f, face.box, row);
     std::copy_n(face.buffer.data() + row * nx, nx, f.data() + f.offset(face.box.lo[0], y, z));
