@@ -43,6 +43,17 @@ def processes_matching(text):
     return subprocess.run(["pgrep", "-f", text], capture_output=True, text=True).stdout.split()
 
 
+def gone_within(text, seconds):
+    """Whether no process matches `text` within `seconds`: ranks a launcher has told to stop may take a
+    moment to exit on a loaded machine."""
+    deadline = time.monotonic() + seconds
+    while processes_matching(text):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
 def check_sweep(args, work):
     results = work / "results"
     canary = work / "PWNED"
@@ -97,7 +108,7 @@ def check_sweep(args, work):
             expect(not logs, f"{run['dir']}: no daemon")
         expect((study_dir / configuration["dir"] / "plan.txt").is_file(), f"{configuration['dir']}/plan.txt")
     expect(not canary.exists(), "no configuration string was executed")
-    expect(not processes_matching(str(study_dir)), "no daemon or run left running")
+    expect(gone_within(str(study_dir), 30), "no daemon or run left running after 30 s")
     again = study_runner(args, path, "--results", str(results), "--job-id", "4242")
     expect(again.returncode == 2 and "already holds a study" in again.stderr, "a job id is used once")
 
@@ -130,7 +141,7 @@ def check_failures(args, work):
     stopped = json.loads(stopped_json.read_text()) if stopped_json.exists() else {"status": "running"}
     expect(stopped.get("status") == "running" and "metrics" not in stopped,
            f"the stopped run left no result (run.json status {stopped.get('status')!r})")
-    expect(not processes_matching(str(study_dir / timed_out["dir"])), "nothing of the stopped run is left")
+    expect(gone_within(str(study_dir / timed_out["dir"]), 30), "nothing of the stopped run is left after 30 s")
 
 
 def check_interrupt(args, work):
@@ -145,7 +156,7 @@ def check_interrupt(args, work):
     runner = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               env=mpi_environment())
     study_json = results / "interrupt" / "9" / "study.json"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 150
     while time.monotonic() < deadline:
         if study_json.exists() and '"running"' in study_json.read_text():
             break
@@ -159,7 +170,7 @@ def check_interrupt(args, work):
     statuses = [r["status"] for r in record["runs"]]
     expect(statuses == ["interrupted", "pending", "pending"], f"interrupted + pending recorded: {statuses}")
     expect(record["job"]["finished_utc"] is not None, "the record is closed")
-    expect(not processes_matching(str(study_json.parent / "runs")), "the interrupted run is gone")
+    expect(gone_within(str(study_json.parent / "runs"), 30), "the interrupted run is gone within 30 s")
 
 
 def main():
