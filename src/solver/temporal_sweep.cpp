@@ -92,15 +92,10 @@ TemporalPlan plan_from_cuts(const std::vector<std::int64_t>& cuts) {
     TemporalPiece tile;
     tile.lo = cuts[i];
     tile.hi = cuts[i + 1];
-    tile.moves_lo = i > 0;                   // the faces of the region stay put: they border no tile
-    tile.moves_hi = i + 2 < cuts.size();
+    tile.lo_step = i > 0 ? 1 : 0;  // the faces of the region stay put: they border no tile
+    tile.hi_step = i + 2 < cuts.size() ? -1 : 0;
     plan.trapezoids.push_back(tile);
-    if (i > 0) {
-      TemporalPiece border;
-      border.lo = border.hi = cuts[i];
-      border.widens = true;
-      plan.borders.push_back(border);
-    }
+    if (i > 0) plan.borders.push_back({cuts[i], cuts[i], -1, 1});
   }
   return plan;
 }
@@ -189,8 +184,22 @@ TemporalPlan plan_sweep_tiles(const LevelBoxes& swept, int levels, int radius, s
   const auto mark_faces = [&](TemporalPlan& p) {
     // A face of the region that moves narrows the outer tile on that side like a border between tiles.
     if (p.trapezoids.empty()) return;
-    p.trapezoids.front().moves_lo = p.trapezoids.front().moves_lo || boxes.moves[1][0];
-    p.trapezoids.back().moves_hi = p.trapezoids.back().moves_hi || boxes.moves[1][1];
+    if (boxes.moves[1][0]) p.trapezoids.front().lo_step = 1;
+    if (boxes.moves[1][1]) p.trapezoids.back().hi_step = -1;
+  };
+  // The tiles of one thread's share after its first lean on the one below, which that thread sweeps
+  // just before: no border between them. Only the first tile of a share keeps a trapezoid's lower
+  // side, and the border below it, as no thread waits for another's tile to finish.
+  const auto lean_within_shares = [&](TemporalPlan& p) {
+    const auto tiles = static_cast<std::int64_t>(p.trapezoids.size());
+    for (int t = 0; t < threads; ++t) {
+      const auto [share_first, share_end] = static_schedule_share(t, tiles, threads);
+      for (std::int64_t j = share_first + 1; j < share_end; ++j) {
+        TemporalPiece& tile = p.trapezoids[static_cast<std::size_t>(j)];
+        tile.lo_step = -1;
+        p.borders[static_cast<std::size_t>(j - 1)] = {tile.lo, tile.lo, 0, 0};
+      }
+    }
   };
   mark_faces(plan);
   auto tiles = static_cast<std::int64_t>(plan.trapezoids.size());
@@ -200,6 +209,7 @@ TemporalPlan plan_sweep_tiles(const LevelBoxes& swept, int levels, int radius, s
     if (std::adjacent_find(cuts.begin(), cuts.end(), std::greater_equal<>()) != cuts.end()) return std::nullopt;
     TemporalPlan candidate = plan_from_cuts(cuts);
     mark_faces(candidate);
+    lean_within_shares(candidate);
     if (trapezoids_hold(candidate, levels, boxes.radius)) return candidate;
     return std::nullopt;
   };
@@ -254,13 +264,14 @@ void sweep_tiles(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous,
     const bool polls = between_pieces != nullptr && omp_get_thread_num() == 0;
     const auto [first, end] = static_schedule_share(omp_get_thread_num(), tiles, team);
     for (std::int64_t j = first; j < end; ++j) {
-      // The borders that trail tile j by one front step: the one below it when tile j - 1 is this
-      // thread's too (done before), and the one above it when j is this thread's last tile (the tile
-      // above is then the next thread's first, swept at the same time or before).
-      std::vector<std::int64_t> trailing;  // border b lies between tiles b and b + 1
-      if (j > first) trailing.push_back(j - 1);
-      if (j + 1 == end && j + 1 < tiles) trailing.push_back(j);
       const auto& tile = plan.trapezoids[static_cast<std::size_t>(j)];
+      // The borders that trail tile j by one front step: the one below it when tile j - 1 is this
+      // thread's too (done before) and tile j does not lean on it, and the one above it when j is
+      // this thread's last tile (the tile above is then the next thread's first, swept at the same
+      // time or before).
+      std::vector<std::int64_t> trailing;  // border b lies between tiles b and b + 1
+      if (j > first && !tile.leans_on_tile_below()) trailing.push_back(j - 1);
+      if (j + 1 == end && j + 1 < tiles) trailing.push_back(j);
       for (std::int64_t n = 0; n <= steps; ++n) {
         if (n < steps) {
           run_front_step(kernel, current, previous, vel, boxes, levels, tile, fronts.position(n), fronts.step,

@@ -71,9 +71,9 @@ TEST(TemporalSweep, EqualsSingleStepsBitwiseForEveryTileHeightAndThreadCount) {
   for (std::int64_t rows : {0, 5, 13, 1000})
     for (int threads : {1, 2, 3, 5})
       for (int levels : {2, 4}) check_sweep_equals_steps<float>(KernelVariant::jammed, 2, levels, rows, threads);
-  // Many thin tiles, several for each thread: the borders between a thread's own tiles trail the
-  // upper tile, the one above its last tile waits for the next thread (8 threads: more than cores,
-  // so the awaited thread may need the waiting one's core).
+  // Many thin tiles, several for each thread: a thread's later tiles lean on the one below, the
+  // border above its last tile waits for the next thread (8 threads: more than cores, so the awaited
+  // thread may need the waiting one's core).
   for (int threads : {2, 3, 8})
     for (int levels : {2, 3}) check_sweep_equals_steps<float>(KernelVariant::columns, 1, levels, 2, threads);
 }
@@ -109,6 +109,57 @@ TEST(TemporalPlan, EveryRowOfEveryLevelIsComputedExactlyOnce) {
           for (const TemporalPiece& t : plan.trapezoids)
             EXPECT_GE(t.hi - t.lo, std::min(extent, min_temporal_tile_rows(levels, radius)));
         }
+}
+
+// A sweep's plan on a team: the first tile of each thread's share is a trapezoid on its lower side
+// (or stays at the region's face), every later one leans on the tile below with no border between
+// them, and every row of every level's box is computed by exactly one piece.
+TEST(TemporalPlan, LaterTilesOfAShareLeanOnTheOneBelowAndEveryRowIsComputedOnce) {
+  const FaceFlags fixed{}, moving_y{{{false, false}, {true, true}, {false, false}}};
+  for (const FaceFlags& faces : {fixed, moving_y})
+    for (int radius : kSupportedRadii)
+      for (int levels : {1, 2, 3, 4})
+        for (int threads : {1, 2, 3})
+          for (std::int64_t tile_rows : {0, 17, 50}) {
+            const Box update{{0, 0, 0}, {16, 203, 16}};
+            const LevelBoxes boxes{grown_at(update, faces, static_cast<std::int64_t>(levels - 1) * radius), faces,
+                                   radius, {}};
+            const TemporalPlan plan = plan_sweep_tiles(boxes, levels, radius, tile_rows, threads);
+            const auto tiles = static_cast<std::int64_t>(plan.trapezoids.size());
+            const std::string what = "R=" + std::to_string(radius) + " levels " + std::to_string(levels) +
+                                     " threads " + std::to_string(threads) + " tile rows " +
+                                     std::to_string(tile_rows) + (faces == fixed ? " fixed" : " moving");
+            ASSERT_EQ(plan.borders.size() + 1, plan.trapezoids.size()) << what;
+            std::int64_t leaning = 0;
+            for (int t = 0; t < threads; ++t) {
+              const auto [first, end] = static_schedule_share(t, tiles, threads);
+              for (std::int64_t j = first; j < end; ++j) {
+                const TemporalPiece& tile = plan.trapezoids[static_cast<std::size_t>(j)];
+                EXPECT_EQ(tile.leans_on_tile_below(), j > first) << what << " tile " << j;
+                if (j > first) {
+                  ++leaning;
+                  const TemporalPiece& below = plan.trapezoids[static_cast<std::size_t>(j - 1)];
+                  EXPECT_EQ(tile.lo_step, below.hi_step) << what << " tile " << j;
+                  const auto [a, b] = plan.borders[static_cast<std::size_t>(j - 1)].rows_at(levels, radius);
+                  EXPECT_EQ(a, b) << what << ": a border under leaning tile " << j;
+                }
+              }
+            }
+            if (tiles > threads) EXPECT_GT(leaning, 0) << what;
+            for (int level = 1; level <= levels; ++level) {
+              const Box box = boxes.at(level);
+              std::vector<int> covered(static_cast<std::size_t>(box.extent(1)), 0);
+              for (const auto* pieces : {&plan.trapezoids, &plan.borders})
+                for (const TemporalPiece& piece : *pieces) {
+                  const auto [a, b] = piece.rows_at(level, radius);
+                  for (std::int64_t y = std::max(a, box.lo[1]); y < std::min(b, box.hi[1]); ++y)
+                    ++covered[static_cast<std::size_t>(y - box.lo[1])];
+                }
+              for (std::int64_t y = 0; y < box.extent(1); ++y)
+                ASSERT_EQ(covered[static_cast<std::size_t>(y)], 1)
+                    << what << ": row " << box.lo[1] + y << " of level " << level;
+            }
+          }
 }
 
 // The rows summed over the levels that each of `threads` threads computes in a sweep of `plan`:
