@@ -81,8 +81,9 @@ constexpr KeySpec kSchema[] = {
      .kind = ValueKind::string,
      .default_toml = R"("auto")",
      .words = words_of<KernelChoice>(),
-     .doc = R"(Stencil implementation: "auto" (the variant measured fastest: "columns" at R = 4 and 8 where )"
-            R"(its z window fits the vector registers, else "blocked"), "columns" (cache blocks swept as columns along z, the z )"
+     .doc = R"(Stencil implementation: "auto" (the variant measured fastest: "columns" where its z window )"
+            R"(fits the vector registers, at R = 4 and 8 or where it marches two vectors at once (R = 1 and 2 with )"
+            R"(AVX-512), else "blocked"), "columns" (cache blocks swept as columns along z, the z )"
             R"(neighbours held in registers), "jammed" (cache blocks, )"
             R"(explicit vectors, y neighbours reused in registers across rows), "blocked" (cache blocks, rows )"
             R"(vectorised by the compiler) or "reference" (the plain one-thread loop every variant equals bit )"

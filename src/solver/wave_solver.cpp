@@ -23,11 +23,12 @@ KernelVariant kernel_variant(KernelChoice choice, int radius) {
   // when it searches (it then measures the blocked rows too: kernel_candidates in block_tuner.hpp).
   // Measured with `wave3d bench --kernel` (256^3, 2 threads, interleaved runs): where the z window
   // fits the registers (AVX-512, AMD Zen 4) the z columns beat the blocked rows by 1.1x at R = 4 and
-  // 1.5-1.6x at R = 8; at R = 1, where a point has few z neighbours to save, they lose by 1.1-1.4x, and
-  // at R = 2 the two lie within the machine's noise (columns 5 % ahead on average over 6 pairs), so
-  // rows stay. Where the window spills, blocked rows win (AVX2, AMD Zen 1: faster than jammed rows at
-  // every radius, 1.6x at R = 1).
-  return radius >= 4 && column_window_fits_registers(radius) ? KernelVariant::columns : KernelVariant::blocked;
+  // 1.5-1.6x at R = 8. At R = 1 and 2 one column at a time lost to the rows by 1.1-1.4x or tied with
+  // them; two at once (columns_at_once) beat them (`wave3d run`, AMD Zen 5, 2 threads: 1.19-1.22x at
+  // R = 1, 1.35-1.38x at R = 2). Where the window spills, blocked rows win (AVX2, AMD Zen 1: faster
+  // than jammed rows at every radius, 1.6x at R = 1).
+  const bool columns_win = radius >= 4 || columns_at_once(radius) > 1;
+  return columns_win && column_window_fits_registers(radius) ? KernelVariant::columns : KernelVariant::blocked;
 }
 
 KernelChoice kernel_choice_for(KernelVariant variant) {

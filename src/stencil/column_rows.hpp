@@ -43,18 +43,33 @@ inline void step_rows(const T*& up, const T*& down, std::int64_t s1) {
   asm("" : "+r"(up), "+r"(down));
 }
 
-// `planes` points along z of one column of V::width points starting at p (on a cache line), row
-// stride s1, plane stride s2. c holds the weights broadcast to whole vectors. Every load is a whole
-// vector on a cache line; with Partial only the lanes of `store_mask` are stored, so that a column
-// may reach over the start or the end of the region (the lanes beyond it read halo or padding, which
-// the field always holds, and are thrown away).
-template <typename V, typename T, int R, bool Partial>
-inline void update_column(const T* p, T* next, const T* vel, const typename V::reg* c, typename V::reg one,
-                          std::int64_t s1, std::int64_t s2, std::int64_t planes, typename V::mask store_mask) {
+// How many neighbouring vectors of a row march along z together: two where the vectors can be
+// shifted across lanes (the x neighbours of one are then lane shifts of the other) and the two
+// windows take at most a third of the registers; else one. Two columns at once share the loop, the
+// x neighbours' loads and the prefetch of the vector after them, and give the core two independent
+// chains of sums. Measured on a 256^3 grid (AVX-512, AMD Zen 5), one thread, 1 and 4 steps per sweep:
+// R = 1 1.12-1.17x, R = 2 1.19-1.25x. At R = 4 (two windows of 9 vectors, 18 of the 32 registers) two
+// at once ran 0.90-0.98x as fast as one on 2 threads, at R = 8 they would not fit.
+template <typename V, int R>
+inline constexpr int kColumnsAtOnce =
+    V::has_lane_shift && R <= V::width && 3 * 2 * (2 * R + 1) <= simd::native_registers ? 2 : 1;
+
+// `planes` points along z of N neighbouring columns of V::width points each, starting at p (on a
+// cache line), row stride s1, plane stride s2. c holds the weights broadcast to whole vectors. Every
+// load is a whole vector on a cache line; with Partial (one column only) just the lanes of
+// `store_mask` are stored, so that a column may reach over the start or the end of the region (the
+// lanes beyond it read halo or padding, which the field always holds, and are thrown away).
+template <typename V, typename T, int R, int N, bool Partial>
+[[gnu::always_inline]] inline void update_column(const T* p, T* next, const T* vel, const typename V::reg* c,
+                                                 typename V::reg one, std::int64_t s1, std::int64_t s2,
+                                                 std::int64_t planes, typename V::mask store_mask) {
+  static_assert(N == 1 || (!Partial && V::has_lane_shift), "several columns at once need whole lane-shifted vectors");
   using reg = typename V::reg;
-  reg window[2 * R + 1];  // window[R + d] = plane z + d of this column
+  constexpr int W = V::width;
+  reg window[N][2 * R + 1];  // window[n][R + d] = plane z + d of column n
+  for (int n = 0; n < N; ++n)
 #pragma GCC unroll 17
-  for (int d = 0; d <= 2 * R; ++d) window[d] = V::load(p + (d - R) * s2);
+    for (int d = 0; d <= 2 * R; ++d) window[n][d] = V::load(p + n * W + (d - R) * s2);
   // How far ahead the prefetches below reach: at R >= 4 two columns rather than one. From memory one
   // column's time was too short to cover the latency (256^3 grid, AMD Zen 5: R = 8 1.05-1.10x faster
   // on 1 and 2 threads, R = 4 1.04-1.15x); at R = 2 two columns ahead ran 0.85-0.89x as fast as one.
@@ -67,15 +82,18 @@ inline void update_column(const T* p, T* next, const T* vel, const typename V::r
     // rows away, its z neighbour beyond the block, its vel and next, the vector after it (x
     // neighbours) and, over the first R planes, its z neighbours below the block (read last by the
     // z block before, long gone from L1). By the time it runs they are in.
-    __builtin_prefetch(q + ahead + R * s1, 0, 3);
-    __builtin_prefetch(q + ahead + (R + 1) * s2, 0, 3);
-    // vel is read once a step: asked for as non-temporal, so that it does not push out of the caches
-    // the planes of prev that later columns and z blocks read again (one thread ran 1.11x faster).
-    __builtin_prefetch(vel + o + ahead, 0, 0);
-    __builtin_prefetch(next + o + ahead, 1, 3);
-    __builtin_prefetch(q + ahead + V::width, 0, 3);
-    if (z < R) __builtin_prefetch(p + ahead + (z - R) * s2, 0, 3);
-    reg lap = V::mul(c[0], window[R]);
+    for (int n = 0; n < N; ++n) {
+      __builtin_prefetch(q + n * W + ahead + R * s1, 0, 3);
+      __builtin_prefetch(q + n * W + ahead + (R + 1) * s2, 0, 3);
+      // vel is read once a step: asked for as non-temporal, so that it does not push out of the caches
+      // the planes of prev that later columns and z blocks read again (one thread ran 1.11x faster).
+      __builtin_prefetch(vel + o + n * W + ahead, 0, 0);
+      __builtin_prefetch(next + o + n * W + ahead, 1, 3);
+      if (z < R) __builtin_prefetch(p + n * W + ahead + (z - R) * s2, 0, 3);
+    }
+    __builtin_prefetch(q + ahead + N * W, 0, 3);
+    reg lap[N];
+    for (int n = 0; n < N; ++n) lap[n] = V::mul(c[0], window[n][R]);
     // The y neighbours' addresses, a row further at each distance. Written as offsets from q, the 2R
     // offsets k s1 would be loop invariants that the compiler keeps in general registers, more than
     // there are: it spilled and reloaded them at every point. The empty asm hides the pointers' values
@@ -83,16 +101,21 @@ inline void update_column(const T* p, T* next, const T* vel, const typename V::r
     // L2-resident data; 1.00-1.04x in wave3d bench on a 256^3 grid).
     const T* row_up = q;
     const T* row_down = q;
-    if constexpr (V::has_lane_shift && R <= V::width) {
-      // The x neighbours are lane shifts of the column's vector and of the vectors on either side:
-      // two loads for all 2R of them, none across a cache line.
-      const reg before = V::load(q - V::width), after = V::load(q + V::width);
+    if constexpr (V::has_lane_shift && R <= W) {
+      // The x neighbours are lane shifts of a column's vector and of the vectors on either side (the
+      // neighbouring column's, or one load beyond the outer ones): two loads for all 2R of them in
+      // every column, none across a cache line.
+      const reg before = V::load(q - W), after = V::load(q + N * W);
       for_each_distance<R>([&]<int K>() {
         step_rows(row_up, row_down, s1);
-        const reg xs = V::add(V::template behind<K>(before, window[R]), V::template ahead<K>(window[R], after));
-        const reg ys = V::add_on_multiplier(V::load(row_down), V::load(row_up), one);
-        const reg zs = V::add_on_multiplier(window[R - K], window[R + K], one);
-        lap = V::fma(c[K], V::add(V::add(xs, ys), zs), lap);
+        for (int n = 0; n < N; ++n) {
+          const reg& left = n == 0 ? before : window[n - 1][R];
+          const reg& right = n + 1 == N ? after : window[n + 1][R];
+          const reg xs = V::add(V::template behind<K>(left, window[n][R]), V::template ahead<K>(window[n][R], right));
+          const reg ys = V::add_on_multiplier(V::load(row_down + n * W), V::load(row_up + n * W), one);
+          const reg zs = V::add_on_multiplier(window[n][R - K], window[n][R + K], one);
+          lap[n] = V::fma(c[K], V::add(V::add(xs, ys), zs), lap[n]);
+        }
       });
     } else {
 #pragma GCC unroll 16
@@ -100,18 +123,23 @@ inline void update_column(const T* p, T* next, const T* vel, const typename V::r
         step_rows(row_up, row_down, s1);
         const reg xs = V::add(V::load(q - k), V::load(q + k));
         const reg ys = V::add_on_multiplier(V::load(row_down), V::load(row_up), one);
-        const reg zs = V::add_on_multiplier(window[R - k], window[R + k], one);
-        lap = V::fma(c[k], V::add(V::add(xs, ys), zs), lap);
+        const reg zs = V::add_on_multiplier(window[0][R - k], window[0][R + k], one);
+        lap[0] = V::fma(c[k], V::add(V::add(xs, ys), zs), lap[0]);
       }
     }
-    const reg centre = window[R];
-    const reg updated = V::fma(V::load(vel + o), lap, V::sub(V::add(centre, centre), V::load(next + o)));
-    if constexpr (Partial) V::store_lanes(next + o, updated, store_mask);
-    else V::store(next + o, updated);
+    for (int n = 0; n < N; ++n) {
+      const reg centre = window[n][R];
+      const std::int64_t at = o + n * W;
+      const reg updated = V::fma(V::load(vel + at), lap[n], V::sub(V::add(centre, centre), V::load(next + at)));
+      if constexpr (Partial) V::store_lanes(next + at, updated, store_mask);
+      else V::store(next + at, updated);
+    }
     if (z + 1 == planes) break;  // plane z + R + 1 may lie beyond the field
+    for (int n = 0; n < N; ++n) {
 #pragma GCC unroll 16
-    for (int d = 0; d < 2 * R; ++d) window[d] = window[d + 1];
-    window[2 * R] = V::load(q + (R + 1) * s2);
+      for (int d = 0; d < 2 * R; ++d) window[n][d] = window[n][d + 1];
+      window[n][2 * R] = V::load(q + n * W + (R + 1) * s2);
+    }
   }
 }
 
@@ -135,10 +163,19 @@ inline void update_columns(const T* p, T* next, const T* vel, const T* weights, 
     const std::int64_t first_lane = std::max<std::int64_t>(0, -i), end_lane = std::min<std::int64_t>(V::width, len - i);
     const bool whole = first_lane == 0 && end_lane == V::width;
     const auto mask = V::lanes_between(static_cast<int>(first_lane), static_cast<int>(end_lane));
+    constexpr int kAtOnce = kColumnsAtOnce<V, R>;
+    if (kAtOnce > 1 && whole && i + kAtOnce * V::width <= len) {
+      for (std::int64_t y = 0; y < rows; ++y) {
+        const std::int64_t o = i + y * s1;
+        update_column<V, T, R, kAtOnce, false>(p + o, next + o, vel + o, c.data(), one, s1, s2, planes, mask);
+      }
+      i += (kAtOnce - 1) * V::width;
+      continue;
+    }
     for (std::int64_t y = 0; y < rows; ++y) {
       const std::int64_t o = i + y * s1;
-      if (whole) update_column<V, T, R, false>(p + o, next + o, vel + o, c.data(), one, s1, s2, planes, mask);
-      else update_column<V, T, R, true>(p + o, next + o, vel + o, c.data(), one, s1, s2, planes, mask);
+      if (whole) update_column<V, T, R, 1, false>(p + o, next + o, vel + o, c.data(), one, s1, s2, planes, mask);
+      else update_column<V, T, R, 1, true>(p + o, next + o, vel + o, c.data(), one, s1, s2, planes, mask);
     }
   }
 }

@@ -177,6 +177,11 @@ bool column_window_fits_registers(int radius) {
   // The window, the weights' registers that the compiler keeps and a few sums and operands.
   return 2 * radius + 1 + 8 <= simd::native_registers;
 }
+int columns_at_once(int radius) {
+  int at_once = 1;
+  dispatch_radius(radius, [&]<int R>() { at_once = kColumnsAtOnce<simd::ColumnVector<float>, R>; });
+  return at_once;
+}
 std::string_view jammed_vector_isa() { return simd::native_name; }
 
 template <typename T>

@@ -31,6 +31,10 @@ std::string_view to_string(KernelVariant variant);  // "reference", "blocked", "
 // room for the sums (AVX-512's 32 registers at every radius; AVX2's 16 at R = 1 and 2).
 bool column_window_fits_registers(int radius);
 
+// How many neighbouring vectors the z-column kernel marches along z at once at this radius (1 or 2,
+// kColumnsAtOnce in column_rows.hpp).
+int columns_at_once(int radius);
+
 // Whether this build has the explicit vectors the jammed variant needs (AVX2 with FMA, or AVX-512),
 // and which ("avx2", "avx512", "none"). Without them `jammed` still runs, one point at a time.
 bool jammed_kernel_built();

@@ -86,15 +86,20 @@ TEST(BlockTuner, SweepTilesStartFromTheChosenHeightAndGrowPastTheTrapezoidsMinim
   EXPECT_EQ(sweep_tile_candidates(4, 8, 16, 60, 2), (std::vector<std::int64_t>{48}));
 }
 
-TEST(KernelChoice, AutoRunsColumnsAtRadius4And8WhereTheirWindowFitsTheRegisters) {
+TEST(KernelChoice, AutoRunsColumnsWhereTheirWindowFitsTheRegistersAtRadius4And8OrTwoAtOnce) {
   for (int r : kSupportedRadii) {
-    const KernelVariant expected =
-        r >= 4 && column_window_fits_registers(r) ? KernelVariant::columns : KernelVariant::blocked;
+    const KernelVariant expected = (r >= 4 || columns_at_once(r) == 2) && column_window_fits_registers(r)
+                                       ? KernelVariant::columns
+                                       : KernelVariant::blocked;
     EXPECT_EQ(kernel_variant(KernelChoice::automatic, r), expected) << "R = " << r;
     EXPECT_EQ(kernel_variant(KernelChoice::columns, r), KernelVariant::columns);
     EXPECT_EQ(kernel_variant(KernelChoice::blocked, r), KernelVariant::blocked);
   }
-  if (jammed_vector_isa() == "avx512") EXPECT_EQ(kernel_variant(KernelChoice::automatic, 8), KernelVariant::columns);
+  if (jammed_vector_isa() == "avx512") {
+    EXPECT_EQ(kernel_variant(KernelChoice::automatic, 8), KernelVariant::columns);
+    // Two columns at once where both windows take at most a third of the 32 registers: R = 1 and 2.
+    for (int r : kSupportedRadii) EXPECT_EQ(columns_at_once(r), r <= 2 ? 2 : 1) << "R = " << r;
+  }
 }
 
 TEST(BlockTuner, ChoosesTheFastestMeasuredCandidate) {

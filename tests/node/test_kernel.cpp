@@ -69,7 +69,9 @@ TEST(Kernel, JammedVariantIsBuiltWithExplicitVectorsWhereTheMachineHasThem) {
 
 TEST(Kernel, ColumnsEqualReferenceOnBlocksOfEveryColumnShape) {
   // Columns of one plane (rows take over), shorter than the z window, and longer; row tails of 1 to
-  // a vector less one lane under the mask; several x vectors per block.
+  // a vector less one lane under the mask; several x vectors per block, where R <= 2 marches whole
+  // vectors two at a time (columns_at_once): pairs alone, and pairs and one left over (47 doubles
+  // hold five whole vectors).
   for (const Index3& size : {Index3{16, 8, 1}, Index3{16, 8, 5}, Index3{33, 3, 40}, Index3{0, 7, 0}, Index3{17, 1, 2}})
     for (int r : kSupportedRadii) {
       check_variant_equals_reference<float>(KernelVariant::columns, r, {47, 21, 19}, Blocking{size});
