@@ -181,9 +181,9 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
                "point moved at best (read prev, vel, next; write next)\n",
                kernel_text, enum_name(settings.stencil.kernel), jammed_vector_isa(), blocks_text, o.sweep_steps,
                bytes_per_point);
-    fmt::print("  STREAM triad on {} per array in the same process just before each stencil run; "
-               "bandwidth bound = triad GB/s / {} B per point; the triad again just after, and a line under "
-               "the row where the two differ by more than {:.0f} %\n",
+    fmt::print("  STREAM triad on {} per array in the same process, after the tuner, just before the stencil's "
+               "first step; bandwidth bound = triad GB/s / {} B per point; the triad again just after, and a line "
+               "under the row where the two differ by more than {:.0f} %\n",
                format_bytes(settings.stream_elements * 8), bytes_per_point, 100 * stream_agreement_tolerance);
     fmt::print("  pages: {} for the fields and the triad's arrays (transparent huge pages on this system: {})\n",
                o.base_pages ? "base pages" : "transparent huge pages asked for (madvise)", transparent_huge_page_mode());

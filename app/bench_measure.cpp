@@ -122,7 +122,6 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
     return Spread{mpi::allreduce_sum(comm, triad.worst_gbs), mpi::allreduce_sum(comm, triad.median_gbs),
                   mpi::allreduce_sum(comm, triad.best_gbs)};
   };
-  c.triad_gbytes = measure_triad();
   // The multiply-add peak on every rank at once too, in the stencil's precision: the compute bound.
   std::optional<double> peak;
   mpi::collectively(comm, [&] {
@@ -138,11 +137,15 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   config.progress = ProgressMode::off;
   config.verify = VerifyMethod::none;
   JobPlacement audited;
-  const BeforeLoop audit = [&](const LoopSetup& setup) {
+  // The triad runs once the tuner is done and the fields are in place, just before the first step: the
+  // memory of a shared node can change pace within seconds (this VM's triad on 2 threads read 82 and
+  // then 48 GB/s, a minute apart), and the tuner alone takes several.
+  const BeforeLoop audit_and_measure_triad = [&](const LoopSetup& setup) {
     audited = audit_job_placement(comm, collect_placement_facts(applied, setup), s.strict_placement);
+    c.triad_gbytes = measure_triad();
   };
-  const RunOutcome outcome = config.precision == Precision::single ? run_time_loop<float>(config, comm, {}, audit)
-                                                                   : run_time_loop<double>(config, comm, {}, audit);
+  const RunOutcome outcome = config.precision == Precision::single ? run_time_loop<float>(config, comm, {}, audit_and_measure_triad)
+                                                                   : run_time_loop<double>(config, comm, {}, audit_and_measure_triad);
   // Once the stencil's fields are freed, the triad again: whether the memory kept its pace meanwhile.
   c.triad_after_gbytes = measure_triad();
   if (rank == 0) {
