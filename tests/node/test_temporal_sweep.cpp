@@ -7,6 +7,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <initializer_list>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -114,52 +115,76 @@ TEST(TemporalPlan, EveryRowOfEveryLevelIsComputedExactlyOnce) {
 // A sweep's plan on a team: the first tile of each thread's share is a trapezoid on its lower side
 // (or stays at the region's face), every later one leans on the tile below with no border between
 // them, and every row of every level's box is computed by exactly one piece.
-TEST(TemporalPlan, LaterTilesOfAShareLeanOnTheOneBelowAndEveryRowIsComputedOnce) {
+// A sweep's plan for each face kind (fixed, and moving at both y faces, as deep halos do), radius,
+// level count, thread count and tile height given, over `rows` rows: check(plan case).
+struct SweepPlanCase {
+  LevelBoxes boxes;
+  int radius = 0, levels = 0, threads = 0;
+  std::int64_t tile_rows = 0;
+  TemporalPlan plan;
+  std::string what;
+};
+template <typename Check>
+void for_each_sweep_plan(std::int64_t rows, std::initializer_list<int> level_counts,
+                         std::initializer_list<int> thread_counts, std::initializer_list<std::int64_t> tile_heights,
+                         Check&& check) {
   const FaceFlags fixed{}, moving_y{{{false, false}, {true, true}, {false, false}}};
   for (const FaceFlags& faces : {fixed, moving_y})
     for (int radius : kSupportedRadii)
-      for (int levels : {1, 2, 3, 4})
-        for (int threads : {1, 2, 3})
-          for (std::int64_t tile_rows : {0, 17, 50}) {
-            const Box update{{0, 0, 0}, {16, 203, 16}};
-            const LevelBoxes boxes{grown_at(update, faces, static_cast<std::int64_t>(levels - 1) * radius), faces,
-                                   radius, {}};
-            const TemporalPlan plan = plan_sweep_tiles(boxes, levels, radius, tile_rows, threads);
-            const auto tiles = static_cast<std::int64_t>(plan.trapezoids.size());
-            const std::string what = "R=" + std::to_string(radius) + " levels " + std::to_string(levels) +
-                                     " threads " + std::to_string(threads) + " tile rows " +
-                                     std::to_string(tile_rows) + (faces == fixed ? " fixed" : " moving");
-            ASSERT_EQ(plan.borders.size() + 1, plan.trapezoids.size()) << what;
-            std::int64_t leaning = 0;
-            for (int t = 0; t < threads; ++t) {
-              const auto [first, end] = static_schedule_share(t, tiles, threads);
-              for (std::int64_t j = first; j < end; ++j) {
-                const TemporalPiece& tile = plan.trapezoids[static_cast<std::size_t>(j)];
-                EXPECT_EQ(tile.leans_on_tile_below(), j > first) << what << " tile " << j;
-                if (j > first) {
-                  ++leaning;
-                  const TemporalPiece& below = plan.trapezoids[static_cast<std::size_t>(j - 1)];
-                  EXPECT_EQ(tile.lo_step, below.hi_step) << what << " tile " << j;
-                  const auto [a, b] = plan.borders[static_cast<std::size_t>(j - 1)].rows_at(levels, radius);
-                  EXPECT_EQ(a, b) << what << ": a border under leaning tile " << j;
-                }
-              }
-            }
-            if (tiles > threads) EXPECT_GT(leaning, 0) << what;
-            for (int level = 1; level <= levels; ++level) {
-              const Box box = boxes.at(level);
-              std::vector<int> covered(static_cast<std::size_t>(box.extent(1)), 0);
-              for (const auto* pieces : {&plan.trapezoids, &plan.borders})
-                for (const TemporalPiece& piece : *pieces) {
-                  const auto [a, b] = piece.rows_at(level, radius);
-                  for (std::int64_t y = std::max(a, box.lo[1]); y < std::min(b, box.hi[1]); ++y)
-                    ++covered[static_cast<std::size_t>(y - box.lo[1])];
-                }
-              for (std::int64_t y = 0; y < box.extent(1); ++y)
-                ASSERT_EQ(covered[static_cast<std::size_t>(y)], 1)
-                    << what << ": row " << box.lo[1] + y << " of level " << level;
-            }
+      for (int levels : level_counts)
+        for (int threads : thread_counts)
+          for (std::int64_t tile_rows : tile_heights) {
+            SweepPlanCase c;
+            const Box update{{0, 0, 0}, {16, rows, 16}};
+            c.boxes = {grown_at(update, faces, static_cast<std::int64_t>(levels - 1) * radius), faces, radius, {}};
+            c.radius = radius;
+            c.levels = levels;
+            c.threads = threads;
+            c.tile_rows = tile_rows;
+            c.plan = plan_sweep_tiles(c.boxes, levels, radius, tile_rows, threads);
+            c.what = "R=" + std::to_string(radius) + " levels " + std::to_string(levels) + " threads " +
+                     std::to_string(threads) + " tile rows " + std::to_string(tile_rows) +
+                     (faces == fixed ? " fixed" : " moving");
+            check(c);
           }
+}
+
+TEST(TemporalPlan, LaterTilesOfAShareLeanOnTheOneBelowAndEveryRowIsComputedOnce) {
+  for_each_sweep_plan(203, {1, 2, 3, 4}, {1, 2, 3}, {0, 17, 50}, [](const SweepPlanCase& c) {
+    const TemporalPlan& plan = c.plan;
+    const auto tiles = static_cast<std::int64_t>(plan.trapezoids.size());
+    ASSERT_EQ(plan.borders.size() + 1, plan.trapezoids.size()) << c.what;
+    std::int64_t leaning = 0;
+    for (int t = 0; t < c.threads; ++t) {
+      const auto [first, end] = static_schedule_share(t, tiles, c.threads);
+      for (std::int64_t j = first; j < end; ++j) {
+        const TemporalPiece& tile = plan.trapezoids[static_cast<std::size_t>(j)];
+        EXPECT_EQ(tile.leans_on_tile_below(), j > first) << c.what << " tile " << j;
+        if (j > first) {
+          ++leaning;
+          const TemporalPiece& below = plan.trapezoids[static_cast<std::size_t>(j - 1)];
+          EXPECT_EQ(tile.lo_step, below.hi_step) << c.what << " tile " << j;
+          const auto [a, b] = plan.borders[static_cast<std::size_t>(j - 1)].rows_at(c.levels, c.radius);
+          EXPECT_EQ(a, b) << c.what << ": a border under leaning tile " << j;
+        }
+      }
+    }
+    if (tiles > c.threads) {
+      EXPECT_GT(leaning, 0) << c.what;
+    }
+    for (int level = 1; level <= c.levels; ++level) {
+      const Box box = c.boxes.at(level);
+      std::vector<int> covered(static_cast<std::size_t>(box.extent(1)), 0);
+      for (const auto* pieces : {&plan.trapezoids, &plan.borders})
+        for (const TemporalPiece& piece : *pieces) {
+          const auto [a, b] = piece.rows_at(level, c.radius);
+          for (std::int64_t y = std::max(a, box.lo[1]); y < std::min(b, box.hi[1]); ++y)
+            ++covered[static_cast<std::size_t>(y - box.lo[1])];
+        }
+      for (std::int64_t y = 0; y < box.extent(1); ++y)
+        ASSERT_EQ(covered[static_cast<std::size_t>(y)], 1) << c.what << ": row " << box.lo[1] + y << " of level " << level;
+    }
+  });
 }
 
 // The rows summed over the levels that each of `threads` threads computes in a sweep of `plan`:
@@ -187,35 +212,23 @@ std::vector<std::int64_t> rows_of_each_thread(const TemporalPlan& plan, const Le
 }
 
 TEST(TemporalPlan, EveryThreadComputesAsManyRowsAsAnother) {
-  const FaceFlags fixed{}, moving_y{{{false, false}, {true, true}, {false, false}}};
-  for (const FaceFlags& faces : {fixed, moving_y})
-    for (int radius : kSupportedRadii)
-      for (int levels : {2, 3, 4})
-        for (int threads : {2, 3, 4})
-          for (std::int64_t tile_rows : {0, 50, 100}) {
-            const Box update{{0, 0, 0}, {16, 240, 16}};
-            const LevelBoxes boxes{grown_at(update, faces, static_cast<std::int64_t>(levels - 1) * radius), faces,
-                                   radius, {}};
-            const TemporalPlan plan = plan_sweep_tiles(boxes, levels, radius, tile_rows, threads);
-            const auto tiles = static_cast<std::int64_t>(plan.trapezoids.size());
-            const std::string what = "R=" + std::to_string(radius) + " levels " + std::to_string(levels) +
-                                     " threads " + std::to_string(threads) + " tile rows " +
-                                     std::to_string(tile_rows) + (faces == fixed ? " fixed" : " moving");
-            ASSERT_TRUE(tiles < threads || tiles % threads == 0) << what << ": " << tiles << " tiles";
-            if (tiles < threads) continue;
-            const std::vector<std::int64_t> rows = rows_of_each_thread(plan, boxes, levels, radius, threads);
-            const auto [least, most] = std::minmax_element(rows.begin(), rows.end());
-            // Cuts fall on whole rows: one row more at every level is as close as they get.
-            EXPECT_LE(*most - *least, levels) << what;
-            // The rows first touch gives each thread are its tiles' rows.
-            const std::vector<std::int64_t> starts = temporal_thread_rows(boxes, levels, radius, tile_rows, threads);
-            for (int t = 0; t < threads; ++t) {
-              const auto [first, end] = static_schedule_share(t, tiles, threads);
-              EXPECT_EQ(starts[static_cast<std::size_t>(t)], plan.trapezoids[static_cast<std::size_t>(first)].lo) << what;
-              EXPECT_EQ(starts[static_cast<std::size_t>(t) + 1], plan.trapezoids[static_cast<std::size_t>(end - 1)].hi)
-                  << what;
-            }
-          }
+  for_each_sweep_plan(240, {2, 3, 4}, {2, 3, 4}, {0, 50, 100}, [](const SweepPlanCase& c) {
+    const auto tiles = static_cast<std::int64_t>(c.plan.trapezoids.size());
+    ASSERT_TRUE(tiles < c.threads || tiles % c.threads == 0) << c.what << ": " << tiles << " tiles";
+    if (tiles < c.threads) return;
+    const std::vector<std::int64_t> rows = rows_of_each_thread(c.plan, c.boxes, c.levels, c.radius, c.threads);
+    const auto [least, most] = std::minmax_element(rows.begin(), rows.end());
+    // Cuts fall on whole rows: one row more at every level is as close as they get.
+    EXPECT_LE(*most - *least, c.levels) << c.what;
+    // The rows first touch gives each thread are its tiles' rows.
+    const std::vector<std::int64_t> starts = temporal_thread_rows(c.boxes, c.levels, c.radius, c.tile_rows, c.threads);
+    for (int t = 0; t < c.threads; ++t) {
+      const auto [first, end] = static_schedule_share(t, tiles, c.threads);
+      EXPECT_EQ(starts[static_cast<std::size_t>(t)], c.plan.trapezoids[static_cast<std::size_t>(first)].lo) << c.what;
+      EXPECT_EQ(starts[static_cast<std::size_t>(t) + 1], c.plan.trapezoids[static_cast<std::size_t>(end - 1)].hi)
+          << c.what;
+    }
+  });
 }
 
 // The thread that computes each row of level 1 in a real sweep is the one temporal_thread_rows
