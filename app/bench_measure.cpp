@@ -144,8 +144,9 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
     audited = audit_job_placement(comm, collect_placement_facts(applied, setup), s.strict_placement);
     c.triad_gbytes = measure_triad();
   };
-  const RunOutcome outcome = config.precision == Precision::single ? run_time_loop<float>(config, comm, {}, audit_and_measure_triad)
-                                                                   : run_time_loop<double>(config, comm, {}, audit_and_measure_triad);
+  const RunOutcome outcome = config.precision == Precision::single
+                                 ? run_time_loop<float>(config, comm, {}, audit_and_measure_triad)
+                                 : run_time_loop<double>(config, comm, {}, audit_and_measure_triad);
   // Once the stencil's fields are freed, the triad again: whether the memory kept its pace meanwhile.
   c.triad_after_gbytes = measure_triad();
   if (rank == 0) {
