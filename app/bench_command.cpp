@@ -44,6 +44,7 @@ struct BenchOptions {
                                      bench_default_blocking[2]);  // or "auto"
   double tune_seconds = 10.0;  // the block tuner's measuring per case, as wave3d tune's
   std::string halo = "overlap";
+  std::string temporal_halo = "deep";
   std::string progress = "poll";
   bool no_bind = false;
   bool base_pages = false;
@@ -64,6 +65,7 @@ RunConfig stencil_config(const BenchOptions& o, std::int64_t n) {
   c.precision = *enum_from_name<Precision>(o.precision);
   c.kernel = *enum_from_name<KernelChoice>(o.kernel);
   c.parallel.halo = *enum_from_name<HaloMode>(o.halo);
+  c.parallel.temporal_halo = *enum_from_name<TemporalHalo>(o.temporal_halo);
   c.parallel.progress = computes_during_exchange(c.parallel.halo) ? *enum_from_name<ProgressEngine>(o.progress)
                                                              : ProgressEngine::none;
   return c;
@@ -243,13 +245,17 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
             sweep_steps == kTunedSweepSteps
                 ? fmt::format("auto (T = {} across the ranks, {} in one rank)", all.steps_per_sweep, c.steps_per_sweep)
                 : std::to_string(sweep_steps);
+        const std::string across_ranks =
+            all.steps_per_sweep > 1
+                ? fmt::format(", {} temporal halo", enum_name(settings.stencil.parallel.temporal_halo))
+                : "";
         fmt::print("\nlayout: {} ranks x 1 thread ({} x {} x {} process grid) reach {:.3f} x the throughput of 1 rank x "
                    "{} threads at T = {}; exposed halo (pack + wait + unpack) {:.1f} % of the step ({} halo, progress "
-                   "{})\n",
+                   "{}{})\n",
                    size, all.process_grid[0], all.process_grid[1], all.process_grid[2],
                    all.stencil_mpoints.median / c.stencil_mpoints.median, size, steps,
                    100 * all.halo_exposed_fraction.value_or(0.0), enum_name(settings.stencil.parallel.halo),
-                   enum_name(settings.stencil.parallel.progress));
+                   enum_name(settings.stencil.parallel.progress), across_ranks);
       }
     }
   }
@@ -309,6 +315,11 @@ Command add_bench_command(CLI::App& parent) {
   cli->add_option("--halo", o->halo, "Halo exchange mode of the multi-rank case")
       ->check(CLI::IsMember(enum_words<HaloMode>()))
       ->capture_default_str();
+  cli->add_option("--temporal-halo", o->temporal_halo,
+                  "How the multi-rank case's sweeps of T > 1 meet the faces between ranks "
+                  "(parallel.temporal_halo): deep halos computed on both sides, or split tiling")
+      ->check(CLI::IsMember(enum_words<TemporalHalo>()))
+      ->capture_default_str();
   cli->add_option("--progress", o->progress, "Message progress during overlap in the multi-rank case")
       ->check(CLI::IsMember(enum_words<ProgressEngine>()))
       ->capture_default_str();
@@ -326,7 +337,7 @@ Command add_bench_command(CLI::App& parent) {
       ->capture_default_str();
   cli->add_option("--sweep-steps", o->sweep_steps,
                   "Time steps per sweep (blocking.steps), e.g. 1,4: each thread count runs with each, and so does "
-                  "the case of all ranks (deep halos, exchanged once per sweep); auto: the T the block tuner "
+                  "the case of all ranks (across ranks as --temporal-halo says); auto: the T the block tuner "
                   "chooses for each case (blocking.steps = \"auto\"), in its T column")
       ->check(sweep_steps_validator())
       ->capture_default_str();

@@ -89,23 +89,48 @@ NeighbourFaces neighbour_faces_of(const RunConfig& config, const mpi::Decomposit
   return most;
 }
 
+namespace {
+
+// The points the thinnest subdomain along an axis whose subdomains have up to `faces` faces with
+// neighbours must hold for sweeps of `steps`: the deep halo of steps x R (halos come from the
+// immediate neighbours only), or with split tiling steps + 1 radii from each such face, so that the
+// tiles, narrowing by a radius per level, keep some rows at every level.
+std::int64_t thickness_needed(const RunConfig& config, int faces, int steps) {
+  const std::int64_t r = config.grid.radius;
+  if (config.parallel.temporal_halo == TemporalHalo::split) return faces * (steps + 1) * r;
+  return steps * r;
+}
+
+}  // namespace
+
 int max_steps_per_sweep(const RunConfig& config, const mpi::Decomposition& decomposition) {
-  std::int64_t most = kMaxStepsPerSweep;
-  for (const auto& thinnest : thinnest_with_neighbours(config, decomposition))
-    if (thinnest) most = std::min(most, *thinnest / config.grid.radius);
-  return static_cast<int>(std::max<std::int64_t>(1, most));
+  const auto thinnest = thinnest_with_neighbours(config, decomposition);
+  const NeighbourFaces faces = neighbour_faces_of(config, decomposition);
+  const auto fits = [&](int steps) {
+    for (std::size_t a = 0; a < 3; ++a)
+      if (thinnest[a] && *thinnest[a] < thickness_needed(config, faces[a], steps)) return false;
+    return true;
+  };
+  int most = kMaxStepsPerSweep;
+  while (most > 1 && !fits(most)) --most;
+  return most;
 }
 
 std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, const mpi::Decomposition& decomposition) {
   const int wanted = config.tune.steps ? 2 : config.blocking.steps;
   if (wanted <= 1) return std::nullopt;
   const auto thinnest = thinnest_with_neighbours(config, decomposition);
-  for (int a = 0; a < 3; ++a) {
-    const std::int64_t deep = static_cast<std::int64_t>(wanted) * config.grid.radius;
-    if (thinnest[a] && *thinnest[a] < deep)
-      return fmt::format("the thinnest subdomain along {} holds {} points, fewer than the deep halo a sweep of {} "
-                         "steps exchanges ({} x R = {} points)",
-                         "xyz"[a], *thinnest[a], wanted, wanted, deep);
+  const NeighbourFaces faces = neighbour_faces_of(config, decomposition);
+  for (std::size_t a = 0; a < 3; ++a) {
+    const std::int64_t needed = thickness_needed(config, faces[a], wanted);
+    if (!thinnest[a] || *thinnest[a] >= needed) continue;
+    if (config.parallel.temporal_halo == TemporalHalo::split)
+      return fmt::format("the thinnest subdomain along {} holds {} points, fewer than split tiling keeps from its {} "
+                         "face{} with neighbours in a sweep of {} steps ({} x (steps + 1) x R = {} points)",
+                         "xyz"[a], *thinnest[a], faces[a], faces[a] == 1 ? "" : "s", wanted, faces[a], needed);
+    return fmt::format("the thinnest subdomain along {} holds {} points, fewer than the deep halo a sweep of {} "
+                       "steps exchanges ({} x R = {} points)",
+                       "xyz"[a], *thinnest[a], wanted, wanted, needed);
   }
   return std::nullopt;
 }

@@ -33,7 +33,8 @@ struct TunedBlocking {
 
 // The most time steps one sweep can take for `config` on `decomposition`: along every axis whose
 // faces have neighbours (cut between ranks, or periodic), the thinnest subdomain must hold the deep
-// halo of steps x R points, since halos come from the immediate neighbours only.
+// halo of steps x R points, since halos come from the immediate neighbours only, or with
+// parallel.temporal_halo = "split" (steps + 1) x R points per face with a neighbour.
 int max_steps_per_sweep(const RunConfig& config, const mpi::Decomposition& decomposition);
 
 // Why a run of `config` on `decomposition` cannot sweep blocking.steps time steps at once (for

@@ -9,6 +9,9 @@
 //   bulk:              exchange(prev, next) -> sweep(extended region)
 //   overlap (+ thread or poll as above):
 //                      start(prev, next) -> sweep inside -> finish -> sweep the rest
+// With split tiling (parallel.temporal_halo = "split") nothing beyond the owned points is computed:
+//   bulk:              exchange(prev, R deep) -> sweep inside -> per level: [exchange(level before)] -> rest
+//   overlap:           start(prev, R deep) -> sweep inside -> finish -> as bulk
 // Each mode is one row of a table in step_driver.cpp. This is where the node-level solver and the MPI
 // layer meet.
 #include <functional>
@@ -58,6 +61,7 @@ class StepDriver {
   StepPhaseTimes overlap_step();
   StepPhaseTimes bulk_sweep(int steps);
   StepPhaseTimes overlap_sweep(int steps);
+  StepPhaseTimes split_sweep(int steps, bool overlap);  // split tiling, see the top
   std::vector<typename mpi::DeepHaloExchange<T>::Slab> sweep_slabs(int steps);
   // Starts the progress engine on `test` for the compute that overlaps it; the poll hook, if polling.
   const std::function<void()>* start_progress(std::function<bool()> test);

@@ -29,8 +29,7 @@ std::array<bool, 3> x_faces_before_compute(const RunConfig& config) {
 template <typename T>
 void build_subdomain_fields(SubdomainFields<T>& fields, const RunConfig& config, const mpi::CartesianComm& cart) {
   if (config.blocking.steps > 1) {
-    fields.deep_halo.emplace(cart, cart.owned(), config.blocking.steps * config.grid.radius,
-                             x_faces_before_compute(config));
+    fields.deep_halo.emplace(cart, cart.owned(), sweep_halo_width(config), x_faces_before_compute(config));
     const FaceFlags& faces = fields.deep_halo->faces_with_neighbours();
     fields.solver.emplace(config, cart.owned(), fields.deep_halo->remote_axes(), faces);
   } else {

@@ -4,7 +4,8 @@
 // once (RankGrid); and one rank's fields with the halo exchange that fills them (SubdomainFields),
 // built once by the run and once per contender by the trial. One step per sweep exchanges an R-deep
 // halo every step (halo); several (temporal blocking, blocking.steps > 1) exchange both time levels
-// blocking.steps x R deep once per sweep (deep_halo).
+// blocking.steps x R deep once per sweep, or with split tiling one level R deep before each level
+// (deep_halo, as deep as the first needs).
 #include <mpi.h>
 
 #include <optional>

@@ -195,12 +195,16 @@ void describe_set_up(const RankRun<T>& run, const RunConfig& requested, MPI_Comm
   out.steps_per_sweep = sweeps.steps;
   out.sweep_notice = sweeps.notice;
   out.process_grid = run.decomposition.dims;
-  // With sweeps: one full sweep's deep exchange, spread over its steps.
+  // With sweeps: one full sweep's deep exchange spread over its steps, or with split tiling one level
+  // a radius deep per step.
   const int r = config.grid.radius;
+  const auto sweep_bytes_per_step = [&] {
+    const mpi::DeepHaloExchange<T>& deep = *run.fields.deep_halo;
+    if (config.parallel.temporal_halo == TemporalHalo::split) return static_cast<double>(deep.bytes_for({r}));
+    return static_cast<double>(deep.bytes_for({sweeps.steps * r, (sweeps.steps - 1) * r})) / sweeps.steps;
+  };
   const double my_halo_bytes_per_step =
-      run.sweeping() ? static_cast<double>(run.fields.deep_halo->bytes_for({sweeps.steps * r, (sweeps.steps - 1) * r})) /
-                           sweeps.steps
-                     : static_cast<double>(run.fields.halo->bytes_per_exchange());
+      run.sweeping() ? sweep_bytes_per_step() : static_cast<double>(run.fields.halo->bytes_per_exchange());
   out.halo_bytes_per_step = static_cast<std::uint64_t>(mpi::allreduce_sum(comm, my_halo_bytes_per_step));
 }
 

@@ -261,6 +261,19 @@ constexpr KeySpec kSchema[] = {
      .doc = R"("bulk": exchange, then compute everything; "overlap": compute the interior while messages fly, then the shell (faces across x are exchanged before the interior: their shell costs more than their wait).)",
      .apply = [](RunConfig& c, const ConfigValue& v) { c.parallel.halo = as_enum<HaloMode>(v); },
      .read = [](const RunConfig& c) { return word(c.parallel.halo); }},
+    {.key = "parallel.temporal_halo",
+     .kind = ValueKind::string,
+     .default_toml = R"("deep")",
+     .words = words_of<TemporalHalo>(),
+     .doc = R"(How sweeps of blocking.steps > 1 meet the faces shared with other ranks: "deep" exchanges both )"
+            R"(time levels steps x R deep once per sweep and computes the points within that halo again on both )"
+            R"(sides (overlapped tiling); "split" computes nothing twice: the tiles narrow towards those faces and )"
+            R"(the rest near them is computed level by level after the sweep, the current level exchanged R deep )"
+            R"(before each (split tiling; steps exchanges per sweep instead of one, but neither the redundant )"
+            R"(points nor the deeper messages). "split" needs every subdomain (steps + 1) x R thick per face with )"
+            R"(a neighbour along an axis; where one is thinner, the run says so and sweeps 1 step at a time.)",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.parallel.temporal_halo = as_enum<TemporalHalo>(v); },
+     .read = [](const RunConfig& c) { return word(c.parallel.temporal_halo); }},
     {.key = "parallel.progress",
      .kind = ValueKind::string,
      .default_toml = R"("poll")",

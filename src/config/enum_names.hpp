@@ -50,6 +50,10 @@ struct EnumNames<HaloMode> {
   static constexpr std::array<std::string_view, 2> names{"bulk", "overlap"};
 };
 template <>
+struct EnumNames<TemporalHalo> {
+  static constexpr std::array<std::string_view, 2> names{"deep", "split"};
+};
+template <>
 struct EnumNames<ProgressEngine> {
   static constexpr std::array<std::string_view, 3> names{"none", "thread", "poll"};
 };
@@ -76,6 +80,7 @@ static_assert(static_cast<std::size_t>(InitialKind::ricker) + 1 == EnumNames<Ini
 static_assert(static_cast<std::size_t>(ProgressMode::off) + 1 == EnumNames<ProgressMode>::names.size());
 static_assert(static_cast<std::size_t>(VerifyMethod::none) + 1 == EnumNames<VerifyMethod>::names.size());
 static_assert(static_cast<std::size_t>(HaloMode::overlap) + 1 == EnumNames<HaloMode>::names.size());
+static_assert(static_cast<std::size_t>(TemporalHalo::split) + 1 == EnumNames<TemporalHalo>::names.size());
 static_assert(static_cast<std::size_t>(ProgressEngine::poll) + 1 == EnumNames<ProgressEngine>::names.size());
 static_assert(static_cast<std::size_t>(PlacementLayout::rank_per_core) + 1 == EnumNames<PlacementLayout>::names.size());
 static_assert(static_cast<std::size_t>(SnapshotWriterKind::io_threads) + 1 ==

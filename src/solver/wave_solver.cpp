@@ -41,12 +41,15 @@ KernelChoice kernel_choice_for(KernelVariant variant) {
   return KernelChoice::automatic;
 }
 
+int sweep_halo_width(const RunConfig& config) {
+  const bool deep = config.blocking.steps > 1 && config.parallel.temporal_halo == TemporalHalo::deep;
+  return deep ? config.blocking.steps * config.grid.radius : config.grid.radius;
+}
+
 namespace {
 
-// The halo a sweep of blocking.steps levels reads beyond faces with neighbours: steps radii deep.
 int halo_width_for(const RunConfig& config, const FaceFlags& halo_faces) {
-  return config.blocking.steps > 1 && any_face(halo_faces) ? config.blocking.steps * config.grid.radius
-                                                           : config.grid.radius;
+  return any_face(halo_faces) ? sweep_halo_width(config) : config.grid.radius;
 }
 
 }  // namespace
@@ -77,7 +80,8 @@ WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<
   if (steps > 1 && order == InitPolicy::first_touch) {
     // Temporal blocking: each thread computes the rows of its tiles over every plane (sweep_tiles).
     const std::int64_t tile_rows = config.blocking.effective(1, regions_.update.extent(1));
-    const LevelBoxes boxes = swept_boxes(steps);
+    const LevelBoxes boxes =
+        split_tiling() ? split_inside_boxes(!computes_during_exchange(config.parallel.halo)) : swept_boxes(steps);
     const auto thread_rows = [&](int threads) {
       return temporal_thread_rows(boxes, steps, config.grid.radius, tile_rows, threads);
     };
@@ -154,6 +158,43 @@ template <typename T>
 void WaveSolver<T>::sweep_rest(int steps) {
   const std::int64_t tile_rows = config_.blocking.effective(1, regions_.update.extent(1));
   sweep_shells(kernel_, prev_, next_, vel_, swept_boxes(steps), inside_boxes(steps), steps, tile_rows, source_term());
+  swap_after_levels(prev_, next_, steps);
+  steps_done_ += steps;
+}
+
+template <typename T>
+LevelBoxes WaveSolver<T>::split_inside_boxes(bool halo_current) const {
+  const int r = config_.grid.radius;
+  return {grown_at(regions_.update, halo_faces_, halo_current ? 0 : -r), halo_faces_, r};
+}
+
+template <typename T>
+void WaveSolver<T>::split_sweep_inside(int steps, bool halo_current, const std::function<void()>* between_pieces) {
+  const std::int64_t tile_rows = config_.blocking.effective(1, regions_.update.extent(1));
+  sweep_tiles(kernel_, prev_, next_, vel_, split_inside_boxes(halo_current), steps, tile_rows, source_term(),
+              between_pieces);
+}
+
+// Level L of the rest reads level L - 1 a radius around it: on this side of the halo faces what
+// the inside or the rest computed at that level, beyond them the neighbours' same level, which
+// exchange_level brings. It overwrites level L - 2, which only the point itself reads. What the
+// inside computes at level L + 1 overwrites level L - 1 up to a radius from the rest of level L, so
+// every level the rest reads is still there (split tiling, as between the threads' tiles).
+template <typename T>
+void WaveSolver<T>::split_sweep_rest(int steps, bool halo_current,
+                                     const std::function<void(Field<T>&)>& exchange_level) {
+  const LevelBoxes inside = split_inside_boxes(halo_current);
+  const auto inject = source_term();
+  for (int level = 1; level <= steps; ++level) {
+    Field<T>& source = level % 2 == 1 ? prev_ : next_;
+    Field<T>& target = level % 2 == 1 ? next_ : prev_;
+    if (level > 1) exchange_level(source);
+    const Box computed = intersect(inside.at(level), regions_.update);
+    for (const Box& shell : boxes_outside(regions_.update, computed)) {
+      kernel_.update(source, target, vel_, shell);
+      inject(target, shell, level);
+    }
+  }
   swap_after_levels(prev_, next_, steps);
   steps_done_ += steps;
 }

@@ -24,6 +24,9 @@ namespace wave3d {
 KernelVariant kernel_variant(KernelChoice choice, int radius);
 // The stencil.kernel setting that runs `variant`.
 KernelChoice kernel_choice_for(KernelVariant variant);
+// The halo a sweep of blocking.steps levels reads beyond faces with neighbours: steps radii deep
+// with deep halos, one radius with split tiling (parallel.temporal_halo), and one for single steps.
+int sweep_halo_width(const RunConfig& config);
 
 template <typename T>
 class WaveSolver {
@@ -70,6 +73,15 @@ class WaveSolver {
   // rank) the inside is what sweep() computes.
   void sweep_inside(int steps, const std::function<void()>* between_pieces = nullptr);
   void sweep_rest(int steps);
+  // The same without computing anything beyond the owned points (split tiling across ranks): no
+  // point is computed twice, at the price of one halo exchange of one level a radius deep between the
+  // levels near the halo faces. split_sweep_inside computes, at level L, the update region less
+  // L - 1 radii (halo_current: the current level's halo is in, a radius deep) or L radii (it may be
+  // in flight) beyond every halo face; split_sweep_rest the rest, one level at a time: before each
+  // level past the first it calls exchange_level(field) on the field holding the level before,
+  // which must fill that field's halo a radius deep with the neighbours' same level.
+  void split_sweep_inside(int steps, bool halo_current, const std::function<void()>* between_pieces = nullptr);
+  void split_sweep_rest(int steps, bool halo_current, const std::function<void(Field<T>&)>& exchange_level);
   // How deep from every face in flight sweep_inside(steps) leaves `field` (halo_field() or
   // older_halo_field()) unwritten: the exchange in flight may send those cells straight from it.
   int depth_unchanged_inside(int steps, const Field<T>& field) const;
@@ -99,6 +111,10 @@ class WaveSolver {
  private:
   LevelBoxes swept_boxes(int steps) const;  // what sweep() computes at each level
   LevelBoxes inside_boxes(int steps) const;  // what sweep_inside(steps) computes
+  LevelBoxes split_inside_boxes(bool halo_current) const;  // what split_sweep_inside computes
+  bool split_tiling() const {
+    return config_.parallel.temporal_halo == TemporalHalo::split && any_face(halo_faces_);
+  }
   std::function<void(Field<T>&, const Box&, int)> source_term() const;
 
   const RunConfig& config_;

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Runs wave3d commands that must all produce the same field and compares the checksums in their run.json.
 
-usage: compare_checksums.py RESULTS_DIR -- command A ... -- command B ... [-- command C ...]
+usage: compare_checksums.py [--require-sweeps] RESULTS_DIR -- command A ... -- command B ... [-- command C ...]
 Each command gets --set output.directory=RESULTS_DIR/a (or /b, /c, ...) appended; every checksum must
-equal the first command's.
+equal the first command's. With --require-sweeps, every command that sets blocking.steps=T must also
+have run sweeps of T steps (run.json kernel.steps_per_sweep), not fallen back to single steps.
 """
 import json
 import pathlib
@@ -20,11 +21,22 @@ def run(command, directory):
         print("command failed:", " ".join(command), "\n", proc.stdout, proc.stderr)
         sys.exit(1)
     (run_json,) = pathlib.Path(directory).rglob("run.json")
-    return json.loads(run_json.read_text())["checksum"]
+    return json.loads(run_json.read_text())
+
+
+def steps_asked(command):
+    """The blocking.steps a command sets, or None."""
+    for a in command:
+        if a.startswith("blocking.steps="):
+            return int(a.split("=", 1)[1])
+    return None
 
 
 def main():
     args = sys.argv[1:]
+    require_sweeps = bool(args) and args[0] == "--require-sweeps"
+    if require_sweeps:
+        args = args[1:]
     if len(args) < 2 or args[1] != "--":
         print(__doc__)
         return 2
@@ -39,10 +51,19 @@ def main():
         print(__doc__)
         return 2
     checksums = []
+    fell_back = []
     for i, command in enumerate(commands):
         name = chr(ord("a") + i)
-        checksums.append(run(command, results / name))
-        print(f"checksum {name.upper()} {checksums[-1]}  {' '.join(command[-12:])}")
+        record = run(command, results / name)
+        checksums.append(record["checksum"])
+        swept = record["kernel"]["steps_per_sweep"]
+        print(f"checksum {name.upper()} {checksums[-1]}  T = {swept}  {' '.join(command[-12:])}")
+        asked = steps_asked(command)
+        if require_sweeps and asked is not None and swept != asked:
+            fell_back.append(f"{name.upper()} (asked for {asked} steps per sweep, ran {swept})")
+    if fell_back:
+        print(f"FAIL: run(s) {', '.join(fell_back)} did not sweep as asked")
+        return 1
     differing = [chr(ord("A") + i) for i, c in enumerate(checksums) if c != checksums[0]]
     if differing:
         print(f"FAIL: run(s) {', '.join(differing)} produced a different field from run A")

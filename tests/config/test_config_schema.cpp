@@ -20,6 +20,7 @@ TEST(ConfigSchema, HasExactlyTheDocumentedKeys) {
       "init.amplitude",   "init.wave",        "source.position", "source.frequency", "run.steps",
       "run.check_every",  "run.threads",      "run.progress",    "verify.method",    "verify.tolerance",
       "output.directory", "output.name",      "output.steps_csv", "parallel.process_grid", "parallel.halo",
+      "parallel.temporal_halo",
       "parallel.progress", "parallel.progress_core", "debug.fail_rank", "debug.fail_step", "init.numa_node", "init.huge_pages", "placement.layout", "placement.reserve",
       "placement.smt", "placement.high_bandwidth_memory", "placement.strict", "debug.unbound_rank",
       "output.snapshot_every", "output.snapshot_writer", "output.io_threads", "checkpoint.every", "checkpoint.directory", "checkpoint.keep", "restart.from",
