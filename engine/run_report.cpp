@@ -18,6 +18,13 @@
 namespace wave3d::engine {
 namespace {
 
+// Whether the run's sweeps met faces that other ranks (or periodic images) fill, where
+// parallel.temporal_halo decides how.
+bool sweeps_meet_neighbours(const RunOutcome& o, const RunConfig& c) {
+  const bool cut = o.process_grid[0] * o.process_grid[1] * o.process_grid[2] > 1;
+  return o.steps_per_sweep > 1 && (cut || c.grid.boundary == Boundary::periodic);
+}
+
 double courant_number(const RunConfig& c) { return c.physics.velocity * c.physics.dt / c.grid.spacing; }
 
 nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
@@ -149,10 +156,13 @@ std::string format_summary(const RunConfig& c, const RunOutcome& o) {
     s += fmt::format("jitter:      step time p50 {:.3f} ms, p99 {:.3f} ms, max {:.3f} ms; noise amplification {:.3f} "
                      "(mean per-step max over mean per-step median across ranks)\n",
                      1e3 * j->p50, 1e3 * j->p99, 1e3 * j->max, j->noise_amplification);
-  s += fmt::format("kernel:      {} (stencil.kernel = {}), blocks {} x {} x {}, {} time step{} per sweep, {} bytes "
+  s += fmt::format("kernel:      {} (stencil.kernel = {}), blocks {} x {} x {}, {} time step{} per sweep{}, {} bytes "
                    "per point assumed\n",
                    o.kernel, enum_name(c.kernel), o.tuning.blocking.size[0], o.tuning.blocking.size[1],
-                   o.tuning.blocking.size[2], o.steps_per_sweep, o.steps_per_sweep == 1 ? "" : "s", o.bytes_per_point);
+                   o.tuning.blocking.size[2], o.steps_per_sweep, o.steps_per_sweep == 1 ? "" : "s",
+                   sweeps_meet_neighbours(o, c) ? fmt::format(" ({} temporal halo)", enum_name(c.parallel.temporal_halo))
+                                                : "",
+                   o.bytes_per_point);
   s += fmt::format("tuning:      {}\n", o.tuning.summary_line());
   if (const std::string trial = o.tuning.trial_line(); !trial.empty()) s += fmt::format("             {}\n", trial);
   if (!o.tuning.notice.empty()) s += fmt::format("             {}\n", o.tuning.notice);
@@ -208,6 +218,8 @@ nlohmann::json run_document(const RunConfig& config, const RunContext& context, 
                    {"steps_per_sweep", o.steps_per_sweep},
                    {"steps_per_sweep_requested", config.tune.steps ? nlohmann::json("auto") : nlohmann::json(config.blocking.steps)},
                    {"temporal_blocking_notice", o.sweep_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.sweep_notice)},
+                   {"temporal_halo", sweeps_meet_neighbours(o, config) ? nlohmann::json(enum_name(config.parallel.temporal_halo))
+                                                                       : nlohmann::json(nullptr)},
                    {"bytes_per_point", o.bytes_per_point}};
   doc["metrics"] = {{"steps", o.steps_done},
                     {"loop_s", o.loop_seconds},
