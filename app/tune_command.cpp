@@ -115,7 +115,7 @@ Command add_tune_command(CLI::App& parent) {
       ->check(CLI::Range(0.01, 3600.0))
       ->capture_default_str();
   cli->add_flag("--sweep-steps", o->sweep_steps,
-                "Also search blocking.steps (temporal blocking: one rank, zero boundaries)");
+                "Also search blocking.steps (temporal blocking, up to the T the subdomains are thick enough for)");
   return {cli, [o](MPI_Comm comm, const std::vector<std::string>&) { return run_tune(*o, comm); }};
 }
 

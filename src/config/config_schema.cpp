@@ -133,9 +133,10 @@ constexpr KeySpec kSchema[] = {
      .doc = "Time steps per sweep over memory (temporal blocking): the update region is cut into tiles of "
             "blocking.size[1] rows (at least 2 (steps - 1) R) and each tile advances this many steps before the "
             "next is read. Beyond faces with neighbours (other ranks, or periodic boundaries) the halo is exchanged "
-            "steps x R deep once per sweep and the points within it computed again on both sides (deep halos); "
-            "where the thinnest subdomain along such an axis is thinner than that, the run says so and sweeps 1 "
-            "step at a time. \"auto\": measured with the block size where it applies.",
+            "steps x R deep once per sweep and the points within it computed again on both sides (deep halos), or, "
+            "with parallel.temporal_halo = \"split\", nothing is computed twice; where the thinnest subdomain along "
+            "such an axis is thinner than either needs, the run says so and sweeps 1 step at a time. \"auto\": "
+            "measured with the block size where it applies.",
      .apply = [](RunConfig& c, const ConfigValue& v) {
        c.tune.steps = is_auto(v);
        if (!c.tune.steps) c.blocking.steps = static_cast<int>(as_int(v));
