@@ -329,14 +329,20 @@ void sweep_shells(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous
     for (const LevelBoxes& slab : slabs) sweep_tiles(kernel, current, previous, vel, slab, levels, tile_rows, after_level);
     return;
   }
-  for (int level = 1; level <= levels; ++level) {
-    const Box all = outer.at(level);
-    Field<T>& source = level % 2 == 1 ? current : previous;
-    Field<T>& target = level % 2 == 1 ? previous : current;
-    for (const Box& shell : boxes_outside(all, intersect(inner.at(level), all))) {
-      kernel.update(source, target, vel, shell);
-      if (after_level) after_level(target, shell, level);
-    }
+  for (int level = 1; level <= levels; ++level)
+    sweep_level_outside(kernel, current, previous, vel, outer.at(level), inner.at(level), level, after_level);
+}
+
+template <typename T>
+void sweep_level_outside(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+                         const Box& all, const Box& inner, int level,
+                         const std::function<void(Field<T>&, const Box&, int)>& after_level) {
+  // Levels are computed in place: odd ones into previous, reading current, even ones the other way.
+  Field<T>& source = level % 2 == 1 ? current : previous;
+  Field<T>& target = level % 2 == 1 ? previous : current;
+  for (const Box& shell : boxes_outside(all, intersect(inner, all))) {
+    kernel.update(source, target, vel, shell);
+    if (after_level) after_level(target, shell, level);
   }
 }
 
@@ -357,7 +363,9 @@ void sweep_levels(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous
                                const std::function<void()>*);                                                        \
   template void sweep_shells<T>(const Kernel<T>&, Field<T>&, Field<T>&, const Field<T>&, const LevelBoxes&,          \
                                 const LevelBoxes&, int, std::int64_t,                                                \
-                                const std::function<void(Field<T>&, const Box&, int)>&);
+                                const std::function<void(Field<T>&, const Box&, int)>&);                             \
+  template void sweep_level_outside<T>(const Kernel<T>&, Field<T>&, Field<T>&, const Field<T>&, const Box&,          \
+                                       const Box&, int, const std::function<void(Field<T>&, const Box&, int)>&);
 WAVE3D_TEMPORAL_SWEEP(float)
 WAVE3D_TEMPORAL_SWEEP(double)
 #undef WAVE3D_TEMPORAL_SWEEP

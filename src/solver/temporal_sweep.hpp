@@ -131,6 +131,12 @@ template <typename T>
 void sweep_shells(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
                   const LevelBoxes& outer, const LevelBoxes& inner, int levels, std::int64_t tile_rows,
                   const std::function<void(Field<T>&, const Box&, int)>& after_level);
+// Level `level` (1-based) of a sweep that started at (current, previous), on the points of `all`
+// outside `inner`, each box over all threads; after_level as for sweep_levels.
+template <typename T>
+void sweep_level_outside(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+                         const Box& all, const Box& inner, int level,
+                         const std::function<void(Field<T>&, const Box&, int)>& after_level);
 // The shells of sweep_shells as wave fronts of their own, where they are slabs along z (inside and
 // outside span the same x and y at every level, as on a process grid cut along z, with halos along
 // x and y copied before the sweep or none there): at level L the shell beyond the high

@@ -186,14 +186,8 @@ void WaveSolver<T>::split_sweep_rest(int steps, bool halo_current,
   const LevelBoxes inside = split_inside_boxes(halo_current);
   const auto inject = source_term();
   for (int level = 1; level <= steps; ++level) {
-    Field<T>& source = level % 2 == 1 ? prev_ : next_;
-    Field<T>& target = level % 2 == 1 ? next_ : prev_;
-    if (level > 1) exchange_level(source);
-    const Box computed = intersect(inside.at(level), regions_.update);
-    for (const Box& shell : boxes_outside(regions_.update, computed)) {
-      kernel_.update(source, target, vel_, shell);
-      inject(target, shell, level);
-    }
+    if (level > 1) exchange_level(level % 2 == 1 ? prev_ : next_);  // the field holding level - 1
+    sweep_level_outside(kernel_, prev_, next_, vel_, regions_.update, inside.at(level), level, inject);
   }
   swap_after_levels(prev_, next_, steps);
   steps_done_ += steps;
