@@ -44,7 +44,7 @@ struct BenchOptions {
                                      bench_default_blocking[2]);  // or "auto"
   double tune_seconds = 10.0;  // the block tuner's measuring per case, as wave3d tune's
   std::string halo = "overlap";
-  std::string temporal_halo = "deep";
+  std::string temporal_halo = "auto";
   std::string progress = "poll";
   bool no_bind = false;
   bool base_pages = false;
@@ -126,6 +126,10 @@ nlohmann::json to_json(const BenchCase& c) {
           {"steps_per_sweep_requested",
            c.steps_requested == kTunedSweepSteps ? nlohmann::json("auto") : nlohmann::json(c.steps_requested)},
           {"temporal_blocking_notice", c.sweep_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.sweep_notice)},
+          {"temporal_halo", c.ranks > 1 && c.steps_per_sweep > 1 ? nlohmann::json(enum_name(c.temporal_halo))
+                                                                 : nlohmann::json(nullptr)},
+          {"temporal_halo_notice",
+           c.temporal_halo_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.temporal_halo_notice)},
           {"bytes_per_point", c.bytes_per_point},
           {"placement_audit", c.placement_audit}};
 }
@@ -237,6 +241,7 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
       if (rank != 0) continue;
       cases.push_back(all);
       if (!all.sweep_notice.empty()) fmt::print("  {}\n", all.sweep_notice);
+      if (!all.temporal_halo_notice.empty()) fmt::print("  {}\n", all.temporal_halo_notice);
       print_case(all, one_thread_rate(sweep_steps));
       for (const BenchCase& c : cases) {
         if (c.ranks != 1 || c.threads_per_rank != size || c.steps_requested != sweep_steps) continue;
@@ -247,7 +252,7 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
                 : std::to_string(sweep_steps);
         const std::string across_ranks =
             all.steps_per_sweep > 1
-                ? fmt::format(", {} temporal halo", enum_name(settings.stencil.parallel.temporal_halo))
+                ? fmt::format(", {} temporal halo", enum_name(all.temporal_halo))
                 : "";
         fmt::print("\nlayout: {} ranks x 1 thread ({} x {} x {} process grid) reach {:.3f} x the throughput of 1 rank x "
                    "{} threads at T = {}; exposed halo (pack + wait + unpack) {:.1f} % of the step ({} halo, progress "
@@ -317,7 +322,8 @@ Command add_bench_command(CLI::App& parent) {
       ->capture_default_str();
   cli->add_option("--temporal-halo", o->temporal_halo,
                   "How the multi-rank case's sweeps of T > 1 meet the faces between ranks "
-                  "(parallel.temporal_halo): deep halos computed on both sides, or split tiling")
+                  "(parallel.temporal_halo): deep halos computed on both sides, split tiling, or auto: split "
+                  "tiling where the subdomains are thick enough for it")
       ->check(CLI::IsMember(enum_words<TemporalHalo>()))
       ->capture_default_str();
   cli->add_option("--progress", o->progress, "Message progress during overlap in the multi-rank case")

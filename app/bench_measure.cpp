@@ -172,6 +172,8 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   }
   c.steps_per_sweep = outcome.steps_per_sweep;
   c.sweep_notice = outcome.sweep_notice;
+  c.temporal_halo = outcome.temporal_halo;
+  c.temporal_halo_notice = outcome.temporal_halo_notice;
   c.bytes_per_point = outcome.bytes_per_point;
   if (ranks > 1 && rank == 0) c.halo_exposed_fraction = halo_share(config, outcome).exposed_fraction;
   if (outcome.peak_rss && outcome.rss_before_fields && outcome.field_bytes > 0)

@@ -80,6 +80,8 @@ struct BenchCase {
   int steps_per_sweep = 1;  // time steps per sweep it ran with
   int steps_requested = 1;  // the --sweep-steps entry it ran for (kTunedSweepSteps: auto)
   std::string sweep_notice; // why fewer than asked, if so
+  TemporalHalo temporal_halo = TemporalHalo::deep;  // how sweeps met other ranks' faces (resolved)
+  std::string temporal_halo_notice;                 // why "auto" resolved to deep halos, if it did
   int bytes_per_point = 0;  // what the bandwidth bound assumes the kernel moves per point
   // Why pages could not be placed as the stencil's memory policy asks (e.g. memory binding not
   // permitted here), for the triad's arrays and the fields alike; empty when all went as asked.

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <set>
@@ -48,6 +49,9 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
                           config.grid.radius);
   });
   const Box owned = d.box_of(rank);
+  // The blocks are measured for the temporal halo the run will resolve to on these ranks.
+  const std::optional<std::string> halo_notice = temporal_halo_notice(config, d);
+  config.parallel.temporal_halo = resolved_temporal_halo(config, d);
   const std::optional<std::string> obstacle = temporal_blocking_obstacle(config, d);
   const int max_steps = obstacle ? 1 : max_steps_per_sweep(config, d);
   const TuningBudget budget = TuningBudget::fixed(o.seconds);
@@ -72,6 +76,7 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
              kernels.size() > 1 ? fmt::format(" (chosen among {})", fmt::join(kernel_names, ", ")) : "",
              config.grid.radius, enum_name(config.precision));
   if (config.tune.steps && obstacle) fmt::print("  blocking.steps: 1 ({})\n", *obstacle);
+  if (halo_notice) fmt::print("  {}\n", *halo_notice);
   fmt::print("  {}\n", tuned.summary_line());
   if (const std::string trial = tuned.trial_line(); !trial.empty()) fmt::print("  {}\n", trial);
   // The chosen candidate is marked at its last measurement, the repeats of a leader as such.
@@ -96,6 +101,9 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
   if (kernels.size() > 1) fmt::print("[stencil]\nkernel = \"{}\"\n", to_string(tuned.variant));
   fmt::print("[blocking]\nsize = [{}, {}, {}]\nsteps = {}\n", tuned.blocking.size[0], tuned.blocking.size[1],
              tuned.blocking.size[2], tuned.blocking.steps);
+  // Sweeps of several steps that meet neighbours were measured with this temporal halo.
+  if (tuned.blocking.steps > 1 && std::any_of(faces.begin(), faces.end(), [](int f) { return f > 0; }))
+    fmt::print("[parallel]\ntemporal_halo = \"{}\"\n", enum_name(config.parallel.temporal_halo));
   return 0;
 }
 

@@ -35,6 +35,8 @@ TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box
   key.size = config.tune.size;
   key.steps = tune_steps;
   key.sweep_steps = tune_steps ? max_steps : config.blocking.steps;
+  const bool meets_neighbours = std::any_of(neighbour_faces.begin(), neighbour_faces.end(), [](int f) { return f > 0; });
+  if (meets_neighbours && key.sweep_steps > 1) key.temporal_halo = std::string(enum_name(config.parallel.temporal_halo));
   return key;
 }
 
@@ -95,34 +97,65 @@ namespace {
 // neighbours must hold for sweeps of `steps`: the deep halo of steps x R (halos come from the
 // immediate neighbours only), or with split tiling steps + 1 radii from each such face, so that the
 // tiles, narrowing by a radius per level, keep some rows at every level.
-std::int64_t thickness_needed(const RunConfig& config, int faces, int steps) {
-  const std::int64_t r = config.grid.radius;
-  if (config.parallel.temporal_halo == TemporalHalo::split) return faces * (steps + 1) * r;
+// "auto", before it is resolved, counts as deep halos, the less demanding of the two: where the
+// subdomains are too thin for split tiling, "auto" resolves to deep halos (resolved_temporal_halo).
+std::int64_t thickness_needed(TemporalHalo halo, int radius, int faces, int steps) {
+  const std::int64_t r = radius;
+  if (halo == TemporalHalo::split) return faces * (steps + 1) * r;
   return steps * r;
+}
+
+bool sweeps_fit(TemporalHalo halo, const RunConfig& config, const mpi::Decomposition& decomposition, int steps) {
+  const auto thinnest = thinnest_with_neighbours(config, decomposition);
+  const NeighbourFaces faces = neighbour_faces_of(config, decomposition);
+  for (std::size_t a = 0; a < 3; ++a)
+    if (thinnest[a] && *thinnest[a] < thickness_needed(halo, config.grid.radius, faces[a], steps)) return false;
+  return true;
+}
+
+// The steps per sweep a run asks for: blocking.steps, or for "auto" 2, the fewest it can search.
+int steps_wanted(const RunConfig& config) { return config.tune.steps ? 2 : config.blocking.steps; }
+
+bool has_neighbours(const RunConfig& config, const mpi::Decomposition& decomposition) {
+  const NeighbourFaces faces = neighbour_faces_of(config, decomposition);
+  return std::any_of(faces.begin(), faces.end(), [](int f) { return f > 0; });
 }
 
 }  // namespace
 
+TemporalHalo resolved_temporal_halo(const RunConfig& config, const mpi::Decomposition& decomposition) {
+  if (config.parallel.temporal_halo != TemporalHalo::automatic) return config.parallel.temporal_halo;
+  const bool split = steps_wanted(config) > 1 && has_neighbours(config, decomposition) &&
+                     sweeps_fit(TemporalHalo::split, config, decomposition, steps_wanted(config));
+  return split ? TemporalHalo::split : TemporalHalo::deep;
+}
+
+std::optional<std::string> temporal_halo_notice(const RunConfig& config, const mpi::Decomposition& decomposition) {
+  if (config.parallel.temporal_halo != TemporalHalo::automatic || steps_wanted(config) <= 1 ||
+      !has_neighbours(config, decomposition) || resolved_temporal_halo(config, decomposition) == TemporalHalo::split)
+    return std::nullopt;
+  RunConfig deep = config;
+  deep.parallel.temporal_halo = TemporalHalo::deep;
+  if (temporal_blocking_obstacle(deep, decomposition)) return std::nullopt;  // no sweeps of several steps at all
+  RunConfig split = config;
+  split.parallel.temporal_halo = TemporalHalo::split;
+  return fmt::format("parallel.temporal_halo = \"auto\": deep halos, not split tiling: {}",
+                     temporal_blocking_obstacle(split, decomposition).value_or("?"));
+}
+
 int max_steps_per_sweep(const RunConfig& config, const mpi::Decomposition& decomposition) {
-  const auto thinnest = thinnest_with_neighbours(config, decomposition);
-  const NeighbourFaces faces = neighbour_faces_of(config, decomposition);
-  const auto fits = [&](int steps) {
-    for (std::size_t a = 0; a < 3; ++a)
-      if (thinnest[a] && *thinnest[a] < thickness_needed(config, faces[a], steps)) return false;
-    return true;
-  };
   int most = kMaxStepsPerSweep;
-  while (most > 1 && !fits(most)) --most;
+  while (most > 1 && !sweeps_fit(config.parallel.temporal_halo, config, decomposition, most)) --most;
   return most;
 }
 
 std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, const mpi::Decomposition& decomposition) {
-  const int wanted = config.tune.steps ? 2 : config.blocking.steps;
+  const int wanted = steps_wanted(config);
   if (wanted <= 1) return std::nullopt;
   const auto thinnest = thinnest_with_neighbours(config, decomposition);
   const NeighbourFaces faces = neighbour_faces_of(config, decomposition);
   for (std::size_t a = 0; a < 3; ++a) {
-    const std::int64_t needed = thickness_needed(config, faces[a], wanted);
+    const std::int64_t needed = thickness_needed(config.parallel.temporal_halo, config.grid.radius, faces[a], wanted);
     if (!thinnest[a] || *thinnest[a] >= needed) continue;
     if (config.parallel.temporal_halo == TemporalHalo::split)
       return fmt::format("the thinnest subdomain along {} holds {} points, fewer than split tiling keeps from its {} "

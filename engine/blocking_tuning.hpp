@@ -31,6 +31,17 @@ struct TunedBlocking {
   nlohmann::json to_json() const;
 };
 
+// parallel.temporal_halo = "auto" made concrete for `decomposition`: "split" where the sweeps meet
+// faces with neighbours and the thinnest subdomain along each such axis holds split tiling's
+// (steps + 1) x R per face for blocking.steps (2 for "auto"), "deep" elsewhere. Split tiling computes
+// nothing twice and sends one radius at a time; on one node it ran 2 ranks x 1 thread at 0.98-1.0 of
+// 1 x 2 with T = 2-4 where deep halos reached 0.84-0.91. Any other value is returned as given.
+TemporalHalo resolved_temporal_halo(const RunConfig& config, const mpi::Decomposition& decomposition);
+
+// Why "auto" resolved to deep halos on `decomposition` where sweeps of several steps meet neighbours
+// (the subdomains too thin for split tiling); nullopt when it did not, or when no such sweeps run.
+std::optional<std::string> temporal_halo_notice(const RunConfig& config, const mpi::Decomposition& decomposition);
+
 // The most time steps one sweep can take for `config` on `decomposition`: along every axis whose
 // faces have neighbours (cut between ranks, or periodic), the thinnest subdomain must hold the deep
 // halo of steps x R points, since halos come from the immediate neighbours only, or with

@@ -34,6 +34,10 @@ struct RunOutcome {
   std::string kernel;                 // the variant that ran ("jammed", "blocked", "reference")
   int steps_per_sweep = 1;            // time steps per sweep the loop ran (blocking.steps where it applies)
   std::string sweep_notice;           // why fewer steps per sweep than blocking.steps asked; empty if none
+  // How the sweeps met faces with neighbours (parallel.temporal_halo resolved: never "auto"), and why
+  // "auto" resolved to deep halos where it did; empty if it did not.
+  TemporalHalo temporal_halo = TemporalHalo::deep;
+  std::string temporal_halo_notice;
   TunedBlocking tuning;               // the blocking the run used, and how it was found
   std::uint64_t checksum = 0;
   double l2_norm = 0.0;

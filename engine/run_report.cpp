@@ -160,13 +160,14 @@ std::string format_summary(const RunConfig& c, const RunOutcome& o) {
                    "per point assumed\n",
                    o.kernel, enum_name(c.kernel), o.tuning.blocking.size[0], o.tuning.blocking.size[1],
                    o.tuning.blocking.size[2], o.steps_per_sweep, o.steps_per_sweep == 1 ? "" : "s",
-                   sweeps_meet_neighbours(o, c) ? fmt::format(" ({} temporal halo)", enum_name(c.parallel.temporal_halo))
+                   sweeps_meet_neighbours(o, c) ? fmt::format(" ({} temporal halo)", enum_name(o.temporal_halo))
                                                 : "",
                    o.bytes_per_point);
   s += fmt::format("tuning:      {}\n", o.tuning.summary_line());
   if (const std::string trial = o.tuning.trial_line(); !trial.empty()) s += fmt::format("             {}\n", trial);
   if (!o.tuning.notice.empty()) s += fmt::format("             {}\n", o.tuning.notice);
   if (!o.sweep_notice.empty()) s += fmt::format("temporal:    {}\n", o.sweep_notice);
+  if (!o.temporal_halo_notice.empty()) s += fmt::format("temporal:    {}\n", o.temporal_halo_notice);
   s += fmt::format("time:        {:.4f} s for {} steps\n", o.loop_seconds, o.steps_done);
   if (o.field_io_seconds() > 0)
     s += fmt::format("throughput:  {:.2f} MPoints/s without the {:.4f} s of field files written in the loop; {:.2f} "
@@ -218,8 +219,10 @@ nlohmann::json run_document(const RunConfig& config, const RunContext& context, 
                    {"steps_per_sweep", o.steps_per_sweep},
                    {"steps_per_sweep_requested", config.tune.steps ? nlohmann::json("auto") : nlohmann::json(config.blocking.steps)},
                    {"temporal_blocking_notice", o.sweep_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.sweep_notice)},
-                   {"temporal_halo", sweeps_meet_neighbours(o, config) ? nlohmann::json(enum_name(config.parallel.temporal_halo))
+                   {"temporal_halo", sweeps_meet_neighbours(o, config) ? nlohmann::json(enum_name(o.temporal_halo))
                                                                        : nlohmann::json(nullptr)},
+                   {"temporal_halo_notice", o.temporal_halo_notice.empty() ? nlohmann::json(nullptr)
+                                                                           : nlohmann::json(o.temporal_halo_notice)},
                    {"bytes_per_point", o.bytes_per_point}};
   doc["metrics"] = {{"steps", o.steps_done},
                     {"loop_s", o.loop_seconds},

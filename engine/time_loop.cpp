@@ -158,6 +158,11 @@ void set_up(RankRun<T>& run, MPI_Comm comm, RunOutcome& out) {
   build_rank_grid(run.ranks, config, comm, run.decomposition);
   const mpi::CartesianComm& cart = *run.ranks.cart;
 
+  // From here on the run's config names the temporal halo that runs: the tuner, the trial and the
+  // fields all see it.
+  out.temporal_halo_notice = temporal_halo_notice(config, run.decomposition).value_or("");
+  run.config.parallel.temporal_halo = resolved_temporal_halo(config, run.decomposition);
+  out.temporal_halo = config.parallel.temporal_halo;
   run.sweep_obstacle = temporal_blocking_obstacle(config, run.decomposition);
   const TuningBudget budget = TuningBudget::for_request(
       config.tune, static_cast<double>(intersect(cart.owned(), config.grid.updated()).volume()) * config.steps);

@@ -132,9 +132,9 @@ constexpr KeySpec kSchema[] = {
      .accepts_auto = true,
      .doc = "Time steps per sweep over memory (temporal blocking): the update region is cut into tiles of "
             "blocking.size[1] rows (at least 2 (steps - 1) R) and each tile advances this many steps before the "
-            "next is read. Beyond faces with neighbours (other ranks, or periodic boundaries) the halo is exchanged "
-            "steps x R deep once per sweep and the points within it computed again on both sides (deep halos), or, "
-            "with parallel.temporal_halo = \"split\", nothing is computed twice; where the thinnest subdomain along "
+            "next is read. Beyond faces with neighbours (other ranks, or periodic boundaries) either nothing is "
+            "computed twice (split tiling), or the halo is exchanged steps x R deep once per sweep and the points "
+            "within it computed again on both sides (deep halos): parallel.temporal_halo chooses; where the thinnest subdomain along "
             "such an axis is thinner than either needs, the run says so and sweeps 1 step at a time. \"auto\": "
             "measured with the block size where it applies.",
      .apply = [](RunConfig& c, const ConfigValue& v) {
@@ -264,7 +264,7 @@ constexpr KeySpec kSchema[] = {
      .read = [](const RunConfig& c) { return word(c.parallel.halo); }},
     {.key = "parallel.temporal_halo",
      .kind = ValueKind::string,
-     .default_toml = R"("deep")",
+     .default_toml = R"("auto")",
      .words = words_of<TemporalHalo>(),
      .doc = R"(How sweeps of blocking.steps > 1 meet the faces shared with other ranks: "deep" exchanges both )"
             R"(time levels steps x R deep once per sweep and computes the points within that halo again on both )"
@@ -272,7 +272,9 @@ constexpr KeySpec kSchema[] = {
             R"(the rest near them is computed level by level after the sweep, the current level exchanged R deep )"
             R"(before each (split tiling; steps exchanges per sweep instead of one, but neither the redundant )"
             R"(points nor the deeper messages). "split" needs every subdomain (steps + 1) x R thick per face with )"
-            R"(a neighbour along an axis; where one is thinner, the run says so and sweeps 1 step at a time.)",
+            R"(a neighbour along an axis; where one is thinner, the run says so and sweeps 1 step at a time. )"
+            R"("auto" takes split tiling where every subdomain is that thick for blocking.steps (2 for "auto"), )"
+            R"(and deep halos elsewhere, saying why; the summary and run.json name the one that ran.)",
      .apply = [](RunConfig& c, const ConfigValue& v) { c.parallel.temporal_halo = as_enum<TemporalHalo>(v); },
      .read = [](const RunConfig& c) { return word(c.parallel.temporal_halo); }},
     {.key = "parallel.progress",

@@ -51,7 +51,7 @@ struct EnumNames<HaloMode> {
 };
 template <>
 struct EnumNames<TemporalHalo> {
-  static constexpr std::array<std::string_view, 2> names{"deep", "split"};
+  static constexpr std::array<std::string_view, 3> names{"auto", "deep", "split"};
 };
 template <>
 struct EnumNames<ProgressEngine> {

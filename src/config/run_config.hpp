@@ -54,6 +54,7 @@ enum class ProgressEngine {
 
 // How a temporally blocked sweep (blocking.steps > 1) meets the faces it shares with other ranks.
 enum class TemporalHalo {
+  automatic,  // split where every subdomain is thick enough for it, deep elsewhere (resolved per run)
   deep,   // one exchange of a halo steps x R deep per sweep; the halo points computed again on both sides
   split,  // nothing computed twice: near the faces level by level, an exchange R deep before each level
 };
@@ -61,7 +62,7 @@ enum class TemporalHalo {
 struct ParallelSettings {
   Index3 process_grid{0, 0, 0};  // ranks along x, y, z; 0 = chosen to minimise the halo surface
   HaloMode halo = HaloMode::overlap;
-  TemporalHalo temporal_halo = TemporalHalo::deep;
+  TemporalHalo temporal_halo = TemporalHalo::automatic;
   ProgressEngine progress = ProgressEngine::poll;  // used in overlap mode only
   int progress_core = -1;  // OS CPU index the progress thread is bound to; -1 = not bound
 };

@@ -30,7 +30,8 @@ nlohmann::json read_document(const std::filesystem::path& file) {
 
 nlohmann::json TuningKey::to_json() const {
   return {{"machine", machine}, {"threads", threads}, {"kernel", kernel}, {"radius", radius},
-          {"precision", precision}, {"subdomain", subdomain}, {"neighbour_faces", neighbour_faces}, {"tuned_size", size}, {"tuned_steps", steps}, {"sweep_steps", sweep_steps}};
+          {"precision", precision}, {"subdomain", subdomain}, {"neighbour_faces", neighbour_faces}, {"temporal_halo", temporal_halo}, {"tuned_size", size},
+          {"tuned_steps", steps}, {"sweep_steps", sweep_steps}};
 }
 
 std::optional<std::filesystem::path> tuning_cache_path(const std::string& setting) {

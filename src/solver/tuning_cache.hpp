@@ -28,6 +28,9 @@ struct TuningKey {
   bool steps = false;
   int sweep_steps = 1;  // steps tuned: the most one sweep may take; else the steps per sweep given
   NeighbourFaces neighbour_faces{0, 0, 0};
+  // How sweeps of several steps meet those neighbours ("deep" or "split"): each costs its own points
+  // and messages, so one's blocks do not answer for the other. "" where no sweep meets one.
+  std::string temporal_halo = "";
 
   nlohmann::json to_json() const;
 };

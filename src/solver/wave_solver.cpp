@@ -42,7 +42,8 @@ KernelChoice kernel_choice_for(KernelVariant variant) {
 }
 
 int sweep_halo_width(const RunConfig& config) {
-  const bool deep = config.blocking.steps > 1 && config.parallel.temporal_halo == TemporalHalo::deep;
+  // "auto", which the run resolves before it builds fields (engine/blocking_tuning.hpp), counts as deep.
+  const bool deep = config.blocking.steps > 1 && config.parallel.temporal_halo != TemporalHalo::split;
   return deep ? config.blocking.steps * config.grid.radius : config.grid.radius;
 }
 

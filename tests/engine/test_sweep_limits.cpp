@@ -47,5 +47,42 @@ TEST(SweepLimits, TheObstacleNamesTheAxisThePointsAndWhatSplitTilingKeeps) {
                    .has_value());
 }
 
+// parallel.temporal_halo = "auto": split tiling where the subdomains hold it for the steps asked (2 for
+// blocking.steps = "auto"), deep halos elsewhere, with the reason; deep halos, and nothing to say,
+// where no sweep meets a neighbour.
+TEST(SweepLimits, AutoSplitsWhereTheSubdomainsHoldItAndSaysWhyNotElsewhere) {
+  const RunConfig three = config_of(Boundary::zero, TemporalHalo::automatic, 3);
+  EXPECT_EQ(resolved_temporal_halo(three, halves_along_z(three)), TemporalHalo::split);  // (3 + 1) x 8 = 32
+  EXPECT_FALSE(temporal_halo_notice(three, halves_along_z(three)).has_value());
+
+  const RunConfig four = config_of(Boundary::zero, TemporalHalo::automatic, 4);
+  EXPECT_EQ(resolved_temporal_halo(four, halves_along_z(four)), TemporalHalo::deep);  // 5 x 8 = 40 > 32
+  EXPECT_EQ(temporal_halo_notice(four, halves_along_z(four)),
+            "parallel.temporal_halo = \"auto\": deep halos, not split tiling: the thinnest subdomain along z holds "
+            "32 points, fewer than split tiling keeps from its 1 face with neighbours in a sweep of 4 steps "
+            "(1 x (steps + 1) x R = 40 points)");
+  EXPECT_EQ(max_steps_per_sweep(RunConfig(four), halves_along_z(four)), 4);  // unresolved "auto" counts as deep
+
+  RunConfig tuned = config_of(Boundary::zero, TemporalHalo::automatic, 1);
+  tuned.tune.steps = true;  // blocking.steps = "auto": split where a sweep of 2 fits
+  EXPECT_EQ(resolved_temporal_halo(tuned, halves_along_z(tuned)), TemporalHalo::split);
+
+  // Too thin for deep halos too (5 x 8 > 32): the obstacle says why, the notice has nothing to add.
+  const RunConfig five = config_of(Boundary::zero, TemporalHalo::automatic, 5);
+  EXPECT_EQ(resolved_temporal_halo(five, halves_along_z(five)), TemporalHalo::deep);
+  EXPECT_FALSE(temporal_halo_notice(five, halves_along_z(five)).has_value());
+  EXPECT_TRUE(temporal_blocking_obstacle(five, halves_along_z(five)).has_value());
+
+  // One rank, zero boundaries: no neighbour, nothing to choose.
+  const mpi::Decomposition whole = mpi::decompose(three.grid.n, 1, {1, 1, 1}, three.grid.radius);
+  EXPECT_EQ(resolved_temporal_halo(three, whole), TemporalHalo::deep);
+  EXPECT_FALSE(temporal_halo_notice(three, whole).has_value());
+
+  // A temporal halo given by name is kept, even where the other would fit.
+  const RunConfig deep = config_of(Boundary::zero, TemporalHalo::deep, 3);
+  EXPECT_EQ(resolved_temporal_halo(deep, halves_along_z(deep)), TemporalHalo::deep);
+  EXPECT_FALSE(temporal_halo_notice(deep, halves_along_z(deep)).has_value());
+}
+
 }  // namespace
 }  // namespace wave3d::engine
