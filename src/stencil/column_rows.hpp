@@ -92,6 +92,11 @@ template <typename V, typename T, int R, int N, bool Partial>
       if (z < R) __builtin_prefetch(p + n * W + ahead + (z - R) * s2, 0, 3);
     }
     __builtin_prefetch(q + ahead + N * W, 0, 3);
+    // And the vector before it: the previous x vector's pass over the block read it long ago (or, at
+    // the block's first vector, never). Without this its load stalled the loop most of all (sampled
+    // on R = 8, 4 steps per sweep); with it, 256^3, one thread: R = 8 1.06x at 1 step per sweep and
+    // 1.09x at 4, R = 4 1.02x at 4 and 0.97x at 1, R = 2 1.03x.
+    __builtin_prefetch(q + ahead - W, 0, 3);
     reg lap[N];
     for (int n = 0; n < N; ++n) lap[n] = V::mul(c[0], window[n][R]);
     // The y neighbours' addresses, a row further at each distance. Written as offsets from q, the 2R
