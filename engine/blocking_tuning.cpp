@@ -43,13 +43,14 @@ TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box
 // Rank 0's cached entry, on every rank.
 std::optional<CachedTuning> cached_on_all(MPI_Comm comm, const std::optional<std::filesystem::path>& file,
                                           const TuningKey& key, double wanted_seconds) {
-  std::array<long long, 5> values{0, 0, 0, 0, 0};  // size x, y, z, steps, kernel
+  std::array<long long, 6> values{0, 0, 0, 0, 0, 0};  // size x, y, z, steps, kernel, temporal halo
   int found = 0;
   if (mpi::rank_in(comm) == 0 && file) {
     if (const auto c = read_tuning_cache(*file, key, wanted_seconds)) {
       found = 1;
       const Blocking& b = c->blocking;
-      values = {b.size[0], b.size[1], b.size[2], b.steps, static_cast<long long>(c->variant)};
+      values = {b.size[0], b.size[1], b.size[2], b.steps, static_cast<long long>(c->variant),
+                static_cast<long long>(c->temporal_halo)};
     }
   }
   mpi::check(MPI_Bcast(&found, 1, MPI_INT, 0, comm), "MPI_Bcast");
@@ -59,6 +60,7 @@ std::optional<CachedTuning> cached_on_all(MPI_Comm comm, const std::optional<std
   c.blocking.size = {values[0], values[1], values[2]};
   c.blocking.steps = static_cast<int>(values[3]);
   c.variant = static_cast<KernelVariant>(values[4]);
+  c.temporal_halo = static_cast<TemporalHalo>(values[5]);
   return c;
 }
 
@@ -182,15 +184,26 @@ std::string TunedBlocking::summary_line() const {
 std::string TunedBlocking::trial_line() const {
   const std::vector<TrialMeasurement>& trial = measured.trial;
   if (trial.empty()) return measured.trial_skipped;
+  // Where the trial compared temporal halos (parallel.temporal_halo = "auto"), each sweep says which.
+  const bool halos_compared = std::any_of(trial.begin(), trial.end(), [&](const TrialMeasurement& t) {
+    return t.blocking.steps > 1 && t.halo != trial.back().halo;
+  });
+  const auto with_halo = [&](TemporalHalo halo) {
+    if (!halos_compared) return std::string();
+    return std::string(halo == TemporalHalo::deep ? " with deep halos" : " with split tiling");
+  };
   std::string s = "on real steps (the run's fields and halo exchange):";
   for (const TrialMeasurement& t : trial) {
     std::vector<std::string> rounds;
     for (double r : t.rounds) rounds.push_back(fmt::format("{:.3f}", 1e3 * r));
-    s += fmt::format(" {} step{} per sweep, blocks {} x {} x {}: {:.3f} ms per step ({});", t.blocking.steps,
-                     t.blocking.steps == 1 ? "" : "s", t.blocking.size[0], t.blocking.size[1], t.blocking.size[2],
-                     1e3 * t.seconds_per_step, fmt::join(rounds, ", "));
+    s += fmt::format(" {} step{} per sweep{}, blocks {} x {} x {}: {:.3f} ms per step ({});", t.blocking.steps,
+                     t.blocking.steps == 1 ? "" : "s", t.blocking.steps > 1 ? with_halo(t.halo) : "",
+                     t.blocking.size[0], t.blocking.size[1], t.blocking.size[2], 1e3 * t.seconds_per_step,
+                     fmt::join(rounds, ", "));
   }
-  return s + fmt::format(" {} kept", blocking.steps == 1 ? "one step per sweep" : "the sweep of " + std::to_string(blocking.steps));
+  return s + fmt::format(" {} kept", blocking.steps == 1 ? "one step per sweep"
+                                                         : "the sweep of " + std::to_string(blocking.steps) +
+                                                               with_halo(temporal_halo));
 }
 
 nlohmann::json TunedBlocking::to_json() const {
@@ -213,6 +226,7 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   TunedBlocking out;
   out.blocking = config.blocking;
   out.variant = kernel_variant(config.kernel, config.grid.radius);
+  out.temporal_halo = trial_halos(config.parallel.temporal_halo).front();
   const bool tune_steps = config.tune.steps && max_steps > 1;
   if (!config.tune.size && !tune_steps) {
     out.source = "given";
@@ -226,6 +240,7 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
     if (const auto cached = cached_on_all(comm, file, key, budget.fixed_seconds())) {
       out.blocking = cached->blocking;
       out.variant = cached->variant;
+      out.temporal_halo = cached->temporal_halo;
       out.source = "cache";
       return out;
     }
@@ -242,6 +257,7 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   });
   out.blocking = out.measured.blocking;
   out.variant = out.measured.variant;
+  out.temporal_halo = out.measured.temporal_halo;
   out.source = "measured";
   if (file && mpi::rank_in(comm) == 0) {
     try {

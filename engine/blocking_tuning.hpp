@@ -19,6 +19,8 @@ namespace wave3d::engine {
 struct TunedBlocking {
   Blocking blocking;       // what the run uses
   KernelVariant variant = KernelVariant::blocked;  // the kernel it uses (the tuner's choice for "auto")
+  // How sweeps of several steps meet the neighbours (for "auto", the trial's choice or split tiling).
+  TemporalHalo temporal_halo = TemporalHalo::split;
   std::string source;      // "given" (nothing was "auto"), "measured" or "cache"
   TuningOutcome measured;  // what the tuner measured and spent (nothing, from the cache)
   std::string cache_file;  // "" when blocking.cache = "off" or no home directory
@@ -35,7 +37,9 @@ struct TunedBlocking {
 // faces with neighbours and the thinnest subdomain along each such axis holds split tiling's
 // (steps + 1) x R per face for blocking.steps (2 for "auto"), "deep" elsewhere. Split tiling computes
 // nothing twice and sends one radius at a time; on one node it ran 2 ranks x 1 thread at 0.98-1.0 of
-// 1 x 2 with T = 2-4 where deep halos reached 0.84-0.91. Any other value is returned as given.
+// 1 x 2 with T = 2-4 where deep halos reached 0.84-0.91. Any other value is returned as given. (Where
+// it resolves to split and the tuner's trial on real steps runs, the run hands the tuner "auto", and
+// the trial compares both: TunedBlocking::temporal_halo.)
 TemporalHalo resolved_temporal_halo(const RunConfig& config, const mpi::Decomposition& decomposition);
 
 // Why "auto" resolved to deep halos on `decomposition` where sweeps of several steps meet neighbours

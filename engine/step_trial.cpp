@@ -15,11 +15,12 @@ namespace wave3d::engine {
 template <typename T>
 RealStepTimer real_step_timer(const RunConfig& config, const mpi::CartesianComm& cart,
                               mpi::ProgressThread* progress_thread) {
-  return [&config, &cart, progress_thread](const Blocking& blocking, KernelVariant variant, int steps,
-                                           int repetitions) {
+  return [&config, &cart, progress_thread](const Blocking& blocking, KernelVariant variant, TemporalHalo halo,
+                                           int steps, int repetitions) {
     RunConfig contender = config;
     contender.blocking = blocking;
     contender.kernel = kernel_choice_for(variant);
+    contender.parallel.temporal_halo = halo;
     const MPI_Comm comm = cart.comm();
     SubdomainFields<T> fields;
     mpi::collectively(comm, [&] { build_subdomain_fields(fields, contender, cart); });

@@ -157,25 +157,34 @@ std::vector<std::int64_t> sweep_tile_candidates(int steps, int radius, std::int6
   return heights.empty() ? starving : heights;
 }
 
+std::vector<TemporalHalo> trial_halos(TemporalHalo setting) {
+  if (setting == TemporalHalo::automatic) return {TemporalHalo::split, TemporalHalo::deep};
+  return {setting};
+}
+
 void run_real_step_trial(TuningOutcome& out, const RealStepTimer& real_steps, double points,
-                         const std::function<double(int)>& build_seconds, const std::function<double(double)>& slowest) {
+                         const std::function<double(int)>& build_seconds, const std::function<double(double)>& slowest,
+                         const std::vector<TemporalHalo>& halos) {
   const std::optional<TuningMeasurement> one = out.best_with(false), several = out.best_with(true);
-  if (!one || !several) return;
+  if (!one || !several || halos.empty()) return;
   // The contenders, fewest steps per sweep first: one step, two where the best of several is deeper
   // (the exchange and the slabs after it, which the scratch fields do not see, grow with T), the best
-  // of several.
-  std::vector<TuningMeasurement> contenders{*one};
+  // of several; each deeper one with every temporal halo asked for.
+  std::vector<TuningMeasurement> deeper_candidates;
   if (several->blocking.steps > 2)
-    if (const std::optional<TuningMeasurement> two = out.best_with_steps(2)) contenders.push_back(*two);
-  contenders.push_back(*several);
+    if (const std::optional<TuningMeasurement> two = out.best_with_steps(2)) deeper_candidates.push_back(*two);
+  deeper_candidates.push_back(*several);
+  std::vector<std::pair<TuningMeasurement, TemporalHalo>> contenders{{*one, halos.front()}};
+  for (const TuningMeasurement& m : deeper_candidates)
+    for (TemporalHalo halo : halos) contenders.emplace_back(m, halo);
   const int steps = kTrialSweeps * several->blocking.steps;
   double needed = 0;
-  std::vector<int> deeper;
-  for (const TuningMeasurement& m : contenders) {
+  for (const auto& [m, halo] : contenders) {
     const double steps_run = static_cast<double>(steps) * (kTrialRepetitions + 1);  // with the warm-up
     needed += kTrialRounds * (build_seconds(m.blocking.steps) + steps_run * points / (m.mpoints_per_second * 1e6));
-    if (m.blocking.steps > 1) deeper.push_back(m.blocking.steps);
   }
+  std::vector<int> deeper;
+  for (const TuningMeasurement& m : deeper_candidates) deeper.push_back(m.blocking.steps);
   const double left = out.budget_seconds - out.seconds;
   if (needed > left) {
     out.trial_skipped = fmt::format(
@@ -185,7 +194,7 @@ void run_real_step_trial(TuningOutcome& out, const RealStepTimer& real_steps, do
     return;
   }
   out.trial.clear();
-  for (const TuningMeasurement& m : contenders) out.trial.push_back({m.blocking, m.variant, 0, {}});
+  for (const auto& [m, halo] : contenders) out.trial.push_back({m.blocking, m.variant, halo, 0, {}});
   // A B C C B A: a drift of the machine's pace across the trial (the memory's moved by 1.7x within
   // one bench case here) weighs on every contender alike.
   const std::size_t n = out.trial.size();
@@ -193,7 +202,7 @@ void run_real_step_trial(TuningOutcome& out, const RealStepTimer& real_steps, do
     for (std::size_t k = 0; k < n; ++k) {
       TrialMeasurement& t = out.trial[round % 2 == 0 ? k : n - 1 - k];
       const double start = omp_get_wtime();
-      t.rounds.push_back(real_steps(t.blocking, t.variant, steps, kTrialRepetitions));
+      t.rounds.push_back(real_steps(t.blocking, t.variant, t.halo, steps, kTrialRepetitions));
       out.seconds += slowest(omp_get_wtime() - start);
     }
   for (TrialMeasurement& t : out.trial)
@@ -204,6 +213,7 @@ void run_real_step_trial(TuningOutcome& out, const RealStepTimer& real_steps, do
     if (t.seconds_per_step < winner->seconds_per_step) winner = &t;
   out.blocking = winner->blocking;
   out.variant = winner->variant;
+  if (winner->blocking.steps > 1) out.temporal_halo = winner->halo;
 }
 
 template <typename T>
@@ -213,6 +223,9 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
                             const std::function<double(double)>& slowest, const RealStepTimer& real_steps) {
   TuningOutcome out;
   out.blocking = config.blocking;
+  // "auto" reaches the tuner only where split tiling fits (see the header): split unless the trial
+  // finds deep halos faster.
+  out.temporal_halo = trial_halos(config.parallel.temporal_halo).front();
   const bool temporal_applies = max_steps > 1;
   if (!tune_size && !(tune_steps && temporal_applies)) return out;
   const double plane_bytes = 3.0 * sizeof(T) * static_cast<double>(owned.extent(0) * owned.extent(1));
@@ -248,7 +261,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     const double timed = slowest(mine);
     // Split tiling computes no point twice; what its level-by-level rest costs, the trial on real
     // steps measures.
-    const bool split = config.parallel.temporal_halo == TemporalHalo::split;
+    const bool split = out.temporal_halo == TemporalHalo::split;
     const double overhead =
         split ? 1.0 : deep_halo_overhead(agreed_extent, neighbour_faces, candidate.steps, config.grid.radius);
     const double rate = static_cast<double>(scratch->owned.volume()) * candidate.steps * sweeps / timed / 1e6 / overhead;
@@ -358,7 +371,8 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     const auto build_seconds = [&](int steps) {
       return 2.0 * per_plane * (static_cast<double>(e[2]) + 2.0 * steps * config.grid.radius);
     };
-    run_real_step_trial(out, real_steps, static_cast<double>(e[0] * e[1] * e[2]), build_seconds, slowest);
+    run_real_step_trial(out, real_steps, static_cast<double>(e[0] * e[1] * e[2]), build_seconds, slowest,
+                        trial_halos(config.parallel.temporal_halo));
   }
   return out;
 }

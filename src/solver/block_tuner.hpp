@@ -26,7 +26,10 @@
 // time real steps (RealStepTimer: the run's own fields, exchange and halo mode), the best candidate of
 // one step per sweep, the best of several and, where that is deeper, the best of two are run there,
 // and the fastest per step is chosen: a trial within the budget (kTrialShare of it is kept for the
-// trial), or skipped and said so.
+// trial), or skipped and said so. Handed parallel.temporal_halo = "auto" (the run does so only where
+// split tiling fits its subdomains), the search counts no redundant points, as for split tiling, and
+// the trial runs the deeper contenders with split tiling and with deep halos alike: which meets the
+// neighbours faster depends on the network, so it is measured there too.
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -83,7 +86,9 @@ struct TuningBudget {
 // the median of `repetitions` runs of `steps` steps, after one more as a warm-up (the first steps on
 // new fields run slower). Collective where the run is: every rank calls it with the same arguments,
 // in the same order.
-using RealStepTimer = std::function<double(const Blocking& blocking, KernelVariant variant, int steps, int repetitions)>;
+// halo: how the contender's sweeps meet the faces with neighbours (never "auto").
+using RealStepTimer = std::function<double(const Blocking& blocking, KernelVariant variant, TemporalHalo halo,
+                                           int steps, int repetitions)>;
 
 // The share of the budget kept for the trial on real steps, where one applies.
 inline constexpr double kTrialShare = 0.3;
@@ -97,6 +102,7 @@ inline constexpr int kTrialSweeps = 2;
 struct TrialMeasurement {
   Blocking blocking;
   KernelVariant variant = KernelVariant::blocked;
+  TemporalHalo halo = TemporalHalo::split;  // how its sweeps met the neighbours (one step: no sweeps)
   double seconds_per_step = 0;
   std::vector<double> rounds;  // what each round's RealStepTimer call returned, in order
 };
@@ -104,6 +110,9 @@ struct TrialMeasurement {
 struct TuningOutcome {
   Blocking blocking;                         // the choice: the best median, or the trial's winner
   KernelVariant variant = KernelVariant::blocked;  // the kernel it was measured with
+  // How sweeps of several steps meet the neighbours: as the config says, or for "auto" split tiling
+  // unless the trial on real steps found deep halos faster.
+  TemporalHalo temporal_halo = TemporalHalo::split;
   std::vector<TuningMeasurement> measured;   // in the order measured, the leaders' repeats included
   std::vector<TrialMeasurement> trial;       // the trial on real steps: one step per sweep first; empty if none ran
   std::string trial_skipped;                 // why a trial that applied did not run; empty otherwise
@@ -146,16 +155,22 @@ std::vector<std::int64_t> sweep_tile_candidates(int steps, int radius, std::int6
                                                 int threads = 1);
 
 // The trial on real steps: out's best candidate of one step per sweep against its best of several
-// (nothing without both) and, where that one is deeper than two steps, its best of two; each timed by
-// real_steps in kTrialRounds rounds, A B B A (A B C C B A); the fastest per step (the mean of its
-// rounds) becomes out's choice (the fewer steps per sweep on a tie: the simpler run) and all go to
-// out.trial, fewest steps first. Skipped, with out.trial_skipped saying why and out.budget_spent set,
+// (nothing without both) and, where that one is deeper than two steps, its best of two; each deeper
+// one once per temporal halo in `halos` (split tiling and deep halos for "auto", else the one given);
+// each timed by real_steps in kTrialRounds rounds, A B B A (A B C C B A); the fastest per step (the
+// mean of its rounds) becomes out's choice, its temporal halo too (the fewer steps per sweep on a
+// tie: the simpler run; then the halo listed first) and all go to out.trial, fewest steps first. Skipped, with out.trial_skipped saying why and out.budget_spent set,
 // when the budget left (out.budget_seconds - out.seconds) cannot hold it, as estimated from the
 // candidates' rates on `points` points per step and build_seconds(steps), the time to build the run's
 // fields for sweeps of that many steps. slowest: as for tune_blocking.
 void run_real_step_trial(TuningOutcome& out, const RealStepTimer& real_steps, double points,
                          const std::function<double(int)>& build_seconds,
-                         const std::function<double(double)>& slowest);
+                         const std::function<double(double)>& slowest,
+                         const std::vector<TemporalHalo>& halos = {TemporalHalo::split});
+
+// The temporal halos a trial compares for parallel.temporal_halo = `setting`: split tiling, then deep
+// halos, for "auto"; else the one given.
+std::vector<TemporalHalo> trial_halos(TemporalHalo setting);
 
 // Measures candidates for `config` (its kernel, radius, precision and blocking as the starting
 // point) on the subdomain `owned`. The candidates are drawn for `agreed_extent`, a subdomain extent

@@ -62,6 +62,9 @@ std::optional<CachedTuning> read_tuning_cache(const std::filesystem::path& file,
       const auto choice = enum_from_name<KernelChoice>(entry.at("blocking").at("kernel").get<std::string>());
       if (!choice || *choice == KernelChoice::automatic) return std::nullopt;
       found.variant = kernel_variant(*choice, key.radius);
+      const auto halo = enum_from_name<TemporalHalo>(entry.at("blocking").at("temporal_halo").get<std::string>());
+      if (!halo || *halo == TemporalHalo::automatic) return std::nullopt;
+      found.temporal_halo = *halo;
       return found;
     } catch (const nlohmann::json::exception&) {
       return std::nullopt;
@@ -76,6 +79,7 @@ nlohmann::json trial_to_json(const TuningOutcome& outcome) {
     contenders.push_back({{"kernel", to_string(t.variant)},
                           {"size", t.blocking.size},
                           {"steps", t.blocking.steps},
+                          {"temporal_halo", enum_name(t.halo)},
                           {"seconds_per_step", t.seconds_per_step},
                           {"seconds_per_step_rounds", t.rounds}});
   return {{"trial", contenders},
@@ -95,7 +99,8 @@ void write_tuning_cache(const std::filesystem::path& file, const TuningKey& key,
                         {"mpoints_per_second", m.mpoints_per_second}});
   nlohmann::json entry = {{"key", wanted},
                            {"blocking", {{"kernel", to_string(outcome.variant)}, {"size", outcome.blocking.size},
-                                         {"steps", outcome.blocking.steps}}},
+                                         {"steps", outcome.blocking.steps},
+                                         {"temporal_halo", enum_name(outcome.temporal_halo)}}},
                            {"measured", measured},
                            {"measure_s", outcome.seconds},
                            {"budget_s", outcome.budget_seconds},

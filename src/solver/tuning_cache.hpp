@@ -39,6 +39,7 @@ struct TuningKey {
 struct CachedTuning {
   Blocking blocking;
   KernelVariant variant = KernelVariant::blocked;
+  TemporalHalo temporal_halo = TemporalHalo::split;  // for "auto": what the trial chose
 };
 
 // The file blocking.cache names: "" = $XDG_CACHE_HOME/wave3d/blocking.json (or
@@ -52,7 +53,8 @@ std::optional<CachedTuning> read_tuning_cache(const std::filesystem::path& file,
                                           double wanted_seconds = 0);
 
 // The trial on real steps of `outcome` as the two keys run.json's kernel.tuning and a cache entry carry:
-// "trial", per contender its kernel, size, steps, seconds_per_step and seconds_per_step_rounds; and
+// "trial", per contender its kernel, size, steps, temporal_halo, seconds_per_step and
+// seconds_per_step_rounds; and
 // "trial_skipped", why a trial that applied did not run (null otherwise).
 nlohmann::json trial_to_json(const TuningOutcome& outcome);
 

@@ -29,6 +29,7 @@ RunConfig small_config() {
   RunConfig c;
   c.grid = Grid{{40, 36, 30}, 10.0, Boundary::zero, 2};
   c.blocking = Blocking{{0, 64, 16}};
+  c.parallel.temporal_halo = TemporalHalo::deep;  // the redundant points the search counts are deep halos
   return c;
 }
 
@@ -328,10 +329,14 @@ struct FakeRealSteps {
   std::map<int, double> per_step;  // seconds per step by steps per sweep
   std::vector<std::tuple<Blocking, KernelVariant, int, int>> calls;
   double drift = 0;
+  double deep_extra = 0;  // added for sweeps with deep halos
+  std::vector<TemporalHalo> halos;  // of every call, in order
   RealStepTimer timer() {
-    return [this](const Blocking& b, KernelVariant v, int steps, int repetitions) {
+    return [this](const Blocking& b, KernelVariant v, TemporalHalo halo, int steps, int repetitions) {
       calls.emplace_back(b, v, steps, repetitions);
-      return per_step.at(b.steps) + drift * static_cast<double>(calls.size() - 1);
+      halos.push_back(halo);
+      const double extra = b.steps > 1 && halo == TemporalHalo::deep ? deep_extra : 0.0;
+      return per_step.at(b.steps) + extra + drift * static_cast<double>(calls.size() - 1);
     };
   }
 };
@@ -413,6 +418,33 @@ TEST(RealStepTrial, TheBestOfTwoStepsJoinsADeeperBest) {
       << tight.trial_skipped;
 }
 
+// parallel.temporal_halo = "auto": each deeper contender runs with split tiling and with deep halos,
+// in the order A B C C B A, and the faster halo comes with the choice; a tie keeps split tiling.
+TEST(RealStepTrial, AutoComparesSplitTilingWithDeepHalos) {
+  for (const double deep_extra : {-0.0002, 0.0, 0.0002}) {
+    TuningOutcome out = outcome_with_both_kinds();
+    FakeRealSteps fake{{{1, 0.0050}, {3, 0.0040}}, {}, 0.0, deep_extra};
+    run_real_step_trial(out, fake.timer(), 1e6, kQuickBuild, same_time, trial_halos(TemporalHalo::automatic));
+    ASSERT_EQ(out.trial.size(), 3u);
+    ASSERT_EQ(fake.halos.size(), 3u * kTrialRounds);
+    const std::vector<TemporalHalo> order{TemporalHalo::split, TemporalHalo::split, TemporalHalo::deep,
+                                          TemporalHalo::deep, TemporalHalo::split, TemporalHalo::split};
+    EXPECT_EQ(fake.halos, order);
+    EXPECT_EQ(out.trial[1].halo, TemporalHalo::split);
+    EXPECT_EQ(out.trial[2].halo, TemporalHalo::deep);
+    EXPECT_EQ(out.blocking.steps, 3);
+    EXPECT_EQ(out.temporal_halo, deep_extra < 0 ? TemporalHalo::deep : TemporalHalo::split) << deep_extra;
+  }
+  // Where one step per sweep wins, the halo stays as it was.
+  TuningOutcome out = outcome_with_both_kinds();
+  FakeRealSteps fake{{{1, 0.0030}, {3, 0.0040}}, {}, 0.0, -0.0005};
+  run_real_step_trial(out, fake.timer(), 1e6, kQuickBuild, same_time, trial_halos(TemporalHalo::automatic));
+  EXPECT_EQ(out.blocking.steps, 1);
+  EXPECT_EQ(out.temporal_halo, TemporalHalo::split);
+  // A halo given by name is the only one tried.
+  EXPECT_EQ(trial_halos(TemporalHalo::deep), std::vector<TemporalHalo>{TemporalHalo::deep});
+}
+
 TEST(RealStepTrial, ATieKeepsOneStepPerSweep) {
   TuningOutcome out = outcome_with_both_kinds();
   FakeRealSteps fake{{{1, 0.005}, {3, 0.005}}, {}};
@@ -468,6 +500,18 @@ TEST(BlockTuner, RunsTheTrialOnRealStepsOnlyWhereNeighboursFillHalos) {
   EXPECT_EQ(cut.blocking.steps, 1);  // faster on real steps, whatever the scratch fields said
   EXPECT_EQ(shape(cut.blocking), shape(cut.trial[0].blocking));
 
+  // Handed "auto" (split tiling fits), the trial runs the deeper contenders with both halos.
+  RunConfig automatic = c;
+  automatic.parallel.temporal_halo = TemporalHalo::automatic;
+  FakeRealSteps auto_fake{{{1, 0.002}, {2, 0.001}, {3, 0.001}}, {}, 0.0, -0.0005};
+  const TuningOutcome chosen = tune_blocking<float>(automatic, c.grid.whole(), c.grid.n, {0, 0, 1}, false, true, 3,
+                                                    budget, fixed_time, auto_fake.timer());
+  ASSERT_TRUE(chosen.trial.size() == 3u || chosen.trial.size() == 5u) << chosen.trial.size();
+  EXPECT_EQ(std::count(auto_fake.halos.begin(), auto_fake.halos.end(), TemporalHalo::deep),
+            static_cast<long>((chosen.trial.size() - 1) / 2 * kTrialRounds));
+  EXPECT_EQ(chosen.temporal_halo, TemporalHalo::deep);  // 0.5 ms per step faster here
+  EXPECT_GT(chosen.blocking.steps, 1);
+
   // Without a timer (a caller that cannot run real steps) the search's choice stands.
   const TuningOutcome untimed = tune_blocking<float>(c, c.grid.whole(), c.grid.n, {0, 0, 1}, false, true, 3, budget, fixed_time);
   EXPECT_TRUE(untimed.trial.empty());
@@ -522,8 +566,9 @@ TuningOutcome outcome_with(Index3 size, int steps) {
 TEST_F(TuningCacheFile, KeepsTheTrialAndIgnoresOtherFormatVersions) {
   const TuningKey key{"cpu", 1, "columns", 8, "single", {64, 64, 32}, true, true, 4, {0, 0, 1}};
   TuningOutcome o = outcome_with({0, 16, 16}, 1);
-  o.trial = {{Blocking{{0, 16, 16}, 1}, KernelVariant::columns, 0.006, {0.0059, 0.0061}},
-             {Blocking{{0, 64, 16}, 3}, KernelVariant::columns, 0.007, {0.007, 0.007}}};
+  o.trial = {{Blocking{{0, 16, 16}, 1}, KernelVariant::columns, TemporalHalo::split, 0.006, {0.0059, 0.0061}},
+             {Blocking{{0, 64, 16}, 3}, KernelVariant::columns, TemporalHalo::deep, 0.007, {0.007, 0.007}}};
+  o.temporal_halo = TemporalHalo::deep;
   write_tuning_cache(file, key, o);
   nlohmann::json doc;
   std::ifstream(file) >> doc;
@@ -532,8 +577,10 @@ TEST_F(TuningCacheFile, KeepsTheTrialAndIgnoresOtherFormatVersions) {
   EXPECT_EQ(entry.at("trial").at(1).at("steps"), 3);
   EXPECT_DOUBLE_EQ(entry.at("trial").at(0).at("seconds_per_step").get<double>(), 0.006);
   EXPECT_EQ(entry.at("trial").at(0).at("seconds_per_step_rounds").get<std::vector<double>>(), (std::vector<double>{0.0059, 0.0061}));
+  EXPECT_EQ(entry.at("trial").at(1).at("temporal_halo"), "deep");
   EXPECT_TRUE(entry.at("trial_skipped").is_null());
   ASSERT_TRUE(read_tuning_cache(file, key).has_value());
+  EXPECT_EQ(read_tuning_cache(file, key)->temporal_halo, TemporalHalo::deep);  // the trial's choice comes back
 
   doc["format_version"] = doc.at("format_version").get<int>() - 1;
   std::ofstream(file) << doc.dump();
