@@ -201,9 +201,11 @@ std::string TunedBlocking::trial_line() const {
                      t.blocking.size[0], t.blocking.size[1], t.blocking.size[2], 1e3 * t.seconds_per_step,
                      fmt::join(rounds, ", "));
   }
-  return s + fmt::format(" {} kept", blocking.steps == 1 ? "one step per sweep"
-                                                         : "the sweep of " + std::to_string(blocking.steps) +
-                                                               with_halo(temporal_halo));
+  s += fmt::format(" {} kept", blocking.steps == 1 ? "one step per sweep"
+                                                   : "the sweep of " + std::to_string(blocking.steps) +
+                                                         with_halo(temporal_halo));
+  if (!measured.trial_note.empty()) s += fmt::format(" ({})", measured.trial_note);
+  return s;
 }
 
 nlohmann::json TunedBlocking::to_json() const {

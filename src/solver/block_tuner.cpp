@@ -186,6 +186,16 @@ void run_real_step_trial(TuningOutcome& out, const RealStepTimer& real_steps, do
   std::vector<int> deeper;
   for (const TuningMeasurement& m : deeper_candidates) deeper.push_back(m.blocking.steps);
   const double left = out.budget_seconds - out.seconds;
+  if (needed > left && halos.size() > 1) {
+    // Comparing T comes first: the trial runs with the first halo alone, and says what it left out.
+    run_real_step_trial(out, real_steps, points, build_seconds, slowest, {halos.front()});
+    if (!out.trial.empty())
+      out.trial_note = fmt::format("{} not tried as well: the trial with them needs about {:.3f} s, {:.3f} s of "
+                                   "the budget was left",
+                                   halos[1] == TemporalHalo::deep ? "deep halos" : "split tiling", needed,
+                                   std::max(0.0, left));
+    return;
+  }
   if (needed > left) {
     out.trial_skipped = fmt::format(
         "no trial of T = 1 against T = {} on real steps: it needs about {:.3f} s, {:.3f} s of the budget was left",

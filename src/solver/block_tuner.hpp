@@ -29,7 +29,8 @@
 // trial), or skipped and said so. Handed parallel.temporal_halo = "auto" (the run does so only where
 // split tiling fits its subdomains), the search counts no redundant points, as for split tiling, and
 // the trial runs the deeper contenders with split tiling and with deep halos alike: which meets the
-// neighbours faster depends on the network, so it is measured there too.
+// neighbours faster depends on the network, so it is measured there too (where the budget left holds
+// only one, split tiling, and the trial says so).
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -116,6 +117,7 @@ struct TuningOutcome {
   std::vector<TuningMeasurement> measured;   // in the order measured, the leaders' repeats included
   std::vector<TrialMeasurement> trial;       // the trial on real steps: one step per sweep first; empty if none ran
   std::string trial_skipped;                 // why a trial that applied did not run; empty otherwise
+  std::string trial_note;                    // what a trial that ran left out (a temporal halo), and why
   double seconds = 0;                        // spent measuring (the slowest rank's), the trial included
   double budget_seconds = 0;                 // what it was allowed
   bool budget_spent = false;                 // stopped before every candidate (or the trial) was measured
@@ -159,7 +161,8 @@ std::vector<std::int64_t> sweep_tile_candidates(int steps, int radius, std::int6
 // one once per temporal halo in `halos` (split tiling and deep halos for "auto", else the one given);
 // each timed by real_steps in kTrialRounds rounds, A B B A (A B C C B A); the fastest per step (the
 // mean of its rounds) becomes out's choice, its temporal halo too (the fewer steps per sweep on a
-// tie: the simpler run; then the halo listed first) and all go to out.trial, fewest steps first. Skipped, with out.trial_skipped saying why and out.budget_spent set,
+// tie: the simpler run; then the halo listed first) and all go to out.trial, fewest steps first.
+// Where the budget cannot hold every halo, the first alone runs, and out.trial_note says so. Skipped, with out.trial_skipped saying why and out.budget_spent set,
 // when the budget left (out.budget_seconds - out.seconds) cannot hold it, as estimated from the
 // candidates' rates on `points` points per step and build_seconds(steps), the time to build the run's
 // fields for sweeps of that many steps. slowest: as for tune_blocking.

@@ -83,7 +83,8 @@ nlohmann::json trial_to_json(const TuningOutcome& outcome) {
                           {"seconds_per_step", t.seconds_per_step},
                           {"seconds_per_step_rounds", t.rounds}});
   return {{"trial", contenders},
-          {"trial_skipped", outcome.trial_skipped.empty() ? nlohmann::json(nullptr) : nlohmann::json(outcome.trial_skipped)}};
+          {"trial_skipped", outcome.trial_skipped.empty() ? nlohmann::json(nullptr) : nlohmann::json(outcome.trial_skipped)},
+          {"trial_note", outcome.trial_note.empty() ? nlohmann::json(nullptr) : nlohmann::json(outcome.trial_note)}};
 }
 
 void write_tuning_cache(const std::filesystem::path& file, const TuningKey& key, const TuningOutcome& outcome) {

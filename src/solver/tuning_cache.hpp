@@ -55,7 +55,8 @@ std::optional<CachedTuning> read_tuning_cache(const std::filesystem::path& file,
 // The trial on real steps of `outcome` as the two keys run.json's kernel.tuning and a cache entry carry:
 // "trial", per contender its kernel, size, steps, temporal_halo, seconds_per_step and
 // seconds_per_step_rounds; and
-// "trial_skipped", why a trial that applied did not run (null otherwise).
+// "trial_skipped", why a trial that applied did not run (null otherwise); "trial_note", what a trial
+// that ran left out, and why (null otherwise).
 nlohmann::json trial_to_json(const TuningOutcome& outcome);
 
 // Stores (or replaces) the entry for `key`, atomically; the other entries stay. The header (output/

@@ -441,6 +441,22 @@ TEST(RealStepTrial, AutoComparesSplitTilingWithDeepHalos) {
   run_real_step_trial(out, fake.timer(), 1e6, kQuickBuild, same_time, trial_halos(TemporalHalo::automatic));
   EXPECT_EQ(out.blocking.steps, 1);
   EXPECT_EQ(out.temporal_halo, TemporalHalo::split);
+  // Where the budget left holds the trial with split tiling alone, that one runs, and says so.
+  TuningOutcome tight = outcome_with_both_kinds();
+  FakeRealSteps tight_fake{{{1, 0.0050}, {3, 0.0040}}, {}, 0.0, -0.0005};
+  // 6e6 points per step at 120 and 150 MPoints/s, 6 steps 4 times in 2 rounds: 2.4 s for T = 1 and
+  // 1.92 s for T = 3 with each halo, 6.24 s for all three, 4.32 s for the two of split tiling; 5.1 s
+  // are left.
+  tight.seconds = 4.9;
+  tight.budget_seconds = 10.0;
+  const auto no_build = [](int) { return 0.0; };
+  run_real_step_trial(tight, tight_fake.timer(), 6e6, no_build, same_time, trial_halos(TemporalHalo::automatic));
+  ASSERT_EQ(tight.trial.size(), 2u);
+  EXPECT_EQ(std::count(tight_fake.halos.begin(), tight_fake.halos.end(), TemporalHalo::deep), 0);
+  EXPECT_EQ(tight.temporal_halo, TemporalHalo::split);
+  EXPECT_TRUE(tight.trial_skipped.empty());
+  EXPECT_EQ(tight.trial_note.rfind("deep halos not tried as well: the trial with them needs about", 0), 0u)
+      << tight.trial_note;
   // A halo given by name is the only one tried.
   EXPECT_EQ(trial_halos(TemporalHalo::deep), std::vector<TemporalHalo>{TemporalHalo::deep});
 }
