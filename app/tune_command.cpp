@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 #include <omp.h>
 
-#include <algorithm>
 #include <memory>
 #include <optional>
 #include <set>
@@ -51,13 +50,10 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
   const Box owned = d.box_of(rank);
   // The blocks are measured for the temporal halo the run will resolve to on these ranks; where "auto"
   // resolves to split tiling, the trial may still find deep halos faster, as in a run.
-  const std::optional<std::string> halo_notice = temporal_halo_notice(config, d);
-  const bool trial_may_choose_halo = config.parallel.temporal_halo == TemporalHalo::automatic;
-  config.parallel.temporal_halo = resolved_temporal_halo(config, d);
-  const std::optional<std::string> obstacle = temporal_blocking_obstacle(config, d);
-  const int max_steps = obstacle ? 1 : max_steps_per_sweep(config, d);
-  if (trial_may_choose_halo && config.parallel.temporal_halo == TemporalHalo::split)
-    config.parallel.temporal_halo = TemporalHalo::automatic;
+  const TemporalSetUp temporal = temporal_set_up(config, d);
+  config.parallel.temporal_halo = temporal.tuner_halo;
+  const std::optional<std::string>& obstacle = temporal.obstacle;
+  const int max_steps = temporal.max_steps;
   const TuningBudget budget = TuningBudget::fixed(o.seconds);
   const NeighbourFaces faces = neighbour_faces_of(config, d);
   // The trial on real steps runs on these ranks as the run would: their Cartesian grid, the progress
@@ -80,7 +76,7 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
              kernels.size() > 1 ? fmt::format(" (chosen among {})", fmt::join(kernel_names, ", ")) : "",
              config.grid.radius, enum_name(config.precision));
   if (config.tune.steps && obstacle) fmt::print("  blocking.steps: 1 ({})\n", *obstacle);
-  if (halo_notice) fmt::print("  {}\n", *halo_notice);
+  if (temporal.halo_notice) fmt::print("  {}\n", *temporal.halo_notice);
   fmt::print("  {}\n", tuned.summary_line());
   if (const std::string trial = tuned.trial_line(); !trial.empty()) fmt::print("  {}\n", trial);
   // The chosen candidate is marked at its last measurement, the repeats of a leader as such.
@@ -106,7 +102,7 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
   fmt::print("[blocking]\nsize = [{}, {}, {}]\nsteps = {}\n", tuned.blocking.size[0], tuned.blocking.size[1],
              tuned.blocking.size[2], tuned.blocking.steps);
   // Sweeps of several steps that meet neighbours were measured with this temporal halo.
-  if (tuned.blocking.steps > 1 && std::any_of(faces.begin(), faces.end(), [](int f) { return f > 0; }))
+  if (tuned.blocking.steps > 1 && any_neighbour(faces))
     fmt::print("[parallel]\ntemporal_halo = \"{}\"\n", enum_name(tuned.temporal_halo));
   return 0;
 }

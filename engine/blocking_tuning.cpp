@@ -35,8 +35,7 @@ TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box
   key.size = config.tune.size;
   key.steps = tune_steps;
   key.sweep_steps = tune_steps ? max_steps : config.blocking.steps;
-  const bool meets_neighbours = std::any_of(neighbour_faces.begin(), neighbour_faces.end(), [](int f) { return f > 0; });
-  if (meets_neighbours && key.sweep_steps > 1) key.temporal_halo = std::string(enum_name(config.parallel.temporal_halo));
+  if (any_neighbour(neighbour_faces) && key.sweep_steps > 1) key.temporal_halo = std::string(enum_name(config.parallel.temporal_halo));
   return key;
 }
 
@@ -119,8 +118,7 @@ bool sweeps_fit(TemporalHalo halo, const RunConfig& config, const mpi::Decomposi
 int steps_wanted(const RunConfig& config) { return config.tune.steps ? 2 : config.blocking.steps; }
 
 bool has_neighbours(const RunConfig& config, const mpi::Decomposition& decomposition) {
-  const NeighbourFaces faces = neighbour_faces_of(config, decomposition);
-  return std::any_of(faces.begin(), faces.end(), [](int f) { return f > 0; });
+  return any_neighbour(neighbour_faces_of(config, decomposition));
 }
 
 }  // namespace
@@ -143,6 +141,19 @@ std::optional<std::string> temporal_halo_notice(const RunConfig& config, const m
   split.parallel.temporal_halo = TemporalHalo::split;
   return fmt::format("parallel.temporal_halo = \"auto\": deep halos, not split tiling: {}",
                      temporal_blocking_obstacle(split, decomposition).value_or("?"));
+}
+
+TemporalSetUp temporal_set_up(const RunConfig& config, const mpi::Decomposition& decomposition) {
+  TemporalSetUp out;
+  out.halo_notice = temporal_halo_notice(config, decomposition);
+  RunConfig resolved = config;
+  resolved.parallel.temporal_halo = resolved_temporal_halo(config, decomposition);
+  out.obstacle = temporal_blocking_obstacle(resolved, decomposition);
+  out.max_steps = out.obstacle ? 1 : max_steps_per_sweep(resolved, decomposition);
+  const bool trial_may_choose = config.parallel.temporal_halo == TemporalHalo::automatic &&
+                                resolved.parallel.temporal_halo == TemporalHalo::split;
+  out.tuner_halo = trial_may_choose ? TemporalHalo::automatic : resolved.parallel.temporal_halo;
+  return out;
 }
 
 int max_steps_per_sweep(const RunConfig& config, const mpi::Decomposition& decomposition) {

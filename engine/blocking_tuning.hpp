@@ -46,6 +46,18 @@ TemporalHalo resolved_temporal_halo(const RunConfig& config, const mpi::Decompos
 // (the subdomains too thin for split tiling); nullopt when it did not, or when no such sweeps run.
 std::optional<std::string> temporal_halo_notice(const RunConfig& config, const mpi::Decomposition& decomposition);
 
+// What a run (or wave3d tune) of `config` on `decomposition` settles about sweeps of several steps
+// before the tuner, with parallel.temporal_halo resolved (resolved_temporal_halo).
+struct TemporalSetUp {
+  // The temporal halo to hand the tuner: the resolved one, or "auto" where it resolved to split
+  // tiling from "auto" (the tuner's trial may still find deep halos faster).
+  TemporalHalo tuner_halo = TemporalHalo::deep;
+  std::optional<std::string> obstacle;     // why blocking.steps cannot apply (temporal_blocking_obstacle)
+  int max_steps = 1;                       // the most steps one sweep can take (1 with an obstacle)
+  std::optional<std::string> halo_notice;  // temporal_halo_notice
+};
+TemporalSetUp temporal_set_up(const RunConfig& config, const mpi::Decomposition& decomposition);
+
 // The most time steps one sweep can take for `config` on `decomposition`: along every axis whose
 // faces have neighbours (cut between ranks, or periodic), the thinnest subdomain must hold the deep
 // halo of steps x R points, since halos come from the immediate neighbours only, or with

@@ -160,17 +160,14 @@ void set_up(RankRun<T>& run, MPI_Comm comm, RunOutcome& out) {
 
   // The temporal halo: "auto" is resolved before the tuner (the sweeps it may try depend on it);
   // where it resolved to split tiling, the tuner's trial may still find deep halos faster.
-  out.temporal_halo_notice = temporal_halo_notice(config, run.decomposition).value_or("");
-  const bool trial_may_choose_halo = config.parallel.temporal_halo == TemporalHalo::automatic;
-  run.config.parallel.temporal_halo = resolved_temporal_halo(config, run.decomposition);
-  run.sweep_obstacle = temporal_blocking_obstacle(config, run.decomposition);
-  const int max_steps = run.sweep_obstacle ? 1 : max_steps_per_sweep(config, run.decomposition);
-  if (trial_may_choose_halo && config.parallel.temporal_halo == TemporalHalo::split)
-    run.config.parallel.temporal_halo = TemporalHalo::automatic;
+  const TemporalSetUp temporal = temporal_set_up(config, run.decomposition);
+  out.temporal_halo_notice = temporal.halo_notice.value_or("");
+  run.sweep_obstacle = temporal.obstacle;
+  run.config.parallel.temporal_halo = temporal.tuner_halo;
   const TuningBudget budget = TuningBudget::for_request(
       config.tune, static_cast<double>(intersect(cart.owned(), config.grid.updated()).volume()) * config.steps);
-  out.tuning = tune_for_run<T>(config, comm, cart.owned(), neighbour_faces_of(config, run.decomposition), max_steps,
-                               budget, false, real_step_timer<T>(config, cart, run.ranks.progress()));
+  out.tuning = tune_for_run<T>(config, comm, cart.owned(), neighbour_faces_of(config, run.decomposition),
+                               temporal.max_steps, budget, false, real_step_timer<T>(config, cart, run.ranks.progress()));
   // From here on the run's config names the temporal halo that runs, and so do the fields.
   run.config.parallel.temporal_halo = out.tuning.temporal_halo;
   out.temporal_halo = config.parallel.temporal_halo;

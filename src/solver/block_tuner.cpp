@@ -245,7 +245,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   std::optional<ScratchFields<T>> scratch(std::in_place, owned, config.grid.radius, planes);
   const double scratch_seconds_per_plane = (omp_get_wtime() - build_start) / static_cast<double>(scratch->owned.extent(2));
   const bool trial_applies = real_steps && tune_steps && temporal_applies &&
-                             std::any_of(neighbour_faces.begin(), neighbour_faces.end(), [](int f) { return f > 0; });
+                             any_neighbour(neighbour_faces);
   const std::vector<double> weights = second_derivative_weights(config.grid.radius);
   const std::vector<KernelVariant> variants = kernel_candidates(config.kernel, config.grid.radius, tune_size);
   out.variant = variants.front();

@@ -56,6 +56,8 @@ inline CandidateKey candidate_key(KernelVariant variant, const Blocking& b) { re
 // Along each axis, on how many of its faces (0, 1 or 2) a neighbour fills the halo of the rank that has
 // the most: a sweep computes that many deep halos.
 using NeighbourFaces = std::array<int, 3>;
+// Whether any face has a neighbour: the sweeps meet other ranks (or periodic images).
+inline bool any_neighbour(const NeighbourFaces& faces) { return faces[0] > 0 || faces[1] > 0 || faces[2] > 0; }
 
 struct TuningMeasurement {
   Blocking blocking;

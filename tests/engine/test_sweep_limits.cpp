@@ -78,6 +78,16 @@ TEST(SweepLimits, AutoSplitsWhereTheSubdomainsHoldItAndSaysWhyNotElsewhere) {
   EXPECT_EQ(resolved_temporal_halo(three, whole), TemporalHalo::deep);
   EXPECT_FALSE(temporal_halo_notice(three, whole).has_value());
 
+  // What the tuner is handed: "auto" where split tiling fits (its trial may still choose deep halos),
+  // the resolved halo elsewhere, with the deepest sweep that halo allows.
+  EXPECT_EQ(temporal_set_up(three, halves_along_z(three)).tuner_halo, TemporalHalo::automatic);
+  EXPECT_EQ(temporal_set_up(three, halves_along_z(three)).max_steps, 3);
+  EXPECT_EQ(temporal_set_up(four, halves_along_z(four)).tuner_halo, TemporalHalo::deep);
+  EXPECT_EQ(temporal_set_up(four, halves_along_z(four)).max_steps, 4);
+  EXPECT_EQ(temporal_set_up(four, halves_along_z(four)).halo_notice, temporal_halo_notice(four, halves_along_z(four)));
+  EXPECT_TRUE(temporal_set_up(five, halves_along_z(five)).obstacle.has_value());
+  EXPECT_EQ(temporal_set_up(five, halves_along_z(five)).max_steps, 1);
+
   // A temporal halo given by name is kept, even where the other would fit.
   const RunConfig deep = config_of(Boundary::zero, TemporalHalo::deep, 3);
   EXPECT_EQ(resolved_temporal_halo(deep, halves_along_z(deep)), TemporalHalo::deep);
