@@ -13,6 +13,7 @@
 #include "config/enum_names.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/environment.hpp"
+#include "output/json_optional.hpp"
 #include "runtime/machine_info.hpp"
 #include "solver/tuning_cache.hpp"
 #include "solver/wave_solver.hpp"
@@ -189,7 +190,14 @@ std::string TunedBlocking::summary_line() const {
                      candidates == 1 ? "" : "s", measured.seconds, measured.budget_seconds,
                      measured.budget_spent ? ", spent" : "",
                      measurements > candidates ? fmt::format(", {} measurements with the leaders' repeats", measurements) : "",
-                     cache_file.empty() ? ", not kept (blocking.cache = \"off\")" : ", kept in " + cache_file);
+                     kept_where());
+}
+
+std::string TunedBlocking::kept_where() const {
+  const std::string& pace = measured.pace_note;
+  if (cache_file.empty()) return ", not kept (blocking.cache = \"off\")" + (pace.empty() ? "" : "; " + pace);
+  if (!pace.empty()) return fmt::format(", not kept in {}: {}", cache_file, pace);
+  return ", kept in " + cache_file;
 }
 
 std::string TunedBlocking::trial_line() const {
@@ -227,9 +235,23 @@ nlohmann::json TunedBlocking::to_json() const {
                         {"measurements", measured.measured.size()},
                         {"budget_spent", measured.budget_spent},
                         {"cache_file", cache_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(cache_file)},
-                        {"notice", notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(notice)}};
+                        {"notice", notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(notice)},
+                        {"pace_change", or_null(search_pace_change(measured.measured))},
+                        {"pace_note", measured.pace_note.empty() ? nlohmann::json(nullptr)
+                                                                 : nlohmann::json(measured.pace_note)}};
   out.update(trial_to_json(measured));
   return out;
+}
+
+std::string keep_in_cache(const std::filesystem::path& file, const TuningKey& key, const TuningOutcome& outcome) {
+  // A search during which the machine's pace moved answers for this run only.
+  if (!outcome.pace_note.empty()) return "";
+  try {
+    write_tuning_cache(file, key, outcome);
+  } catch (const std::exception& e) {
+    return fmt::format("the tuned blocking was not kept: {}", e.what());
+  }
+  return "";
 }
 
 template <typename T>
@@ -272,13 +294,7 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   out.variant = out.measured.variant;
   out.temporal_halo = out.measured.temporal_halo;
   out.source = "measured";
-  if (file && mpi::rank_in(comm) == 0) {
-    try {
-      write_tuning_cache(*file, key, out.measured);
-    } catch (const std::exception& e) {
-      out.notice = fmt::format("the tuned blocking was not kept: {}", e.what());
-    }
-  }
+  if (file && mpi::rank_in(comm) == 0) out.notice = keep_in_cache(*file, key, out.measured);
   return out;
 }
 

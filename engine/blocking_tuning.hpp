@@ -4,6 +4,7 @@
 // with the slowest rank deciding, so that all ranks run the same blocks. Collective over comm.
 #include <mpi.h>
 
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "geometry/box.hpp"
 #include "mpi/decomposition.hpp"
 #include "solver/block_tuner.hpp"
+#include "solver/tuning_cache.hpp"
 
 namespace wave3d::engine {
 
@@ -30,6 +32,8 @@ struct TunedBlocking {
   // The trial on real steps: each contender's time per step and the choice, or why none ran; "" when
   // none applied.
   std::string trial_line() const;
+  // Where a measured outcome went: ", kept in <file>", or why it was not.
+  std::string kept_where() const;
   nlohmann::json to_json() const;
 };
 
@@ -71,6 +75,11 @@ std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, c
 // Along each axis, the most faces (0, 1 or 2) of one subdomain of `decomposition` whose halo another
 // subdomain fills (or the same one, across a periodic boundary): the deep halos a sweep computes.
 NeighbourFaces neighbour_faces_of(const RunConfig& config, const mpi::Decomposition& decomposition);
+
+// Stores the measured `outcome` under `key` in the tuning cache `file`, unless the machine's pace moved
+// during its search (TuningOutcome::pace_note): that choice answers for its own run only. Returns why
+// writing failed, "" otherwise.
+std::string keep_in_cache(const std::filesystem::path& file, const TuningKey& key, const TuningOutcome& outcome);
 
 // The blocking `config` asks for on the subdomain `owned` (this rank's), tuned where it says "auto".
 // neighbour_faces: neighbour_faces_of the run's decomposition. max_steps: the most time steps one

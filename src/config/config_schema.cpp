@@ -275,8 +275,8 @@ constexpr KeySpec kSchema[] = {
             R"(a neighbour along an axis; where one is thinner, the run says so and sweeps 1 step at a time. )"
             R"("auto" takes split tiling where every subdomain is that thick for blocking.steps (2 for "auto"), )"
             R"(and deep halos elsewhere, saying why; where the tuner's trial on real steps runs (blocking.steps )"
-            R"(= "auto"), it runs the sweeps both ways and keeps the faster. The summary and run.json name the )"
-            R"(one that ran.)",
+            R"(= "auto", or blocking.size = "auto" with blocking.steps given above 1), it runs the sweeps both )"
+            R"(ways and keeps the faster. The summary and run.json name the one that ran.)",
      .apply = [](RunConfig& c, const ConfigValue& v) { c.parallel.temporal_halo = as_enum<TemporalHalo>(v); },
      .read = [](const RunConfig& c) { return word(c.parallel.temporal_halo); }},
     {.key = "parallel.progress",

@@ -103,6 +103,16 @@ std::optional<TuningMeasurement> TuningOutcome::best_where(const std::function<b
   return best;
 }
 
+std::optional<double> search_pace_change(const std::vector<TuningMeasurement>& measured) {
+  if (measured.empty() || measured.front().mpoints_per_second <= 0) return std::nullopt;
+  const CandidateKey first = candidate_key(measured.front().variant, measured.front().blocking);
+  std::vector<double> later;
+  for (auto m = measured.begin() + 1; m != measured.end(); ++m)
+    if (candidate_key(m->variant, m->blocking) == first) later.push_back(m->mpoints_per_second);
+  if (later.empty()) return std::nullopt;
+  return median_of(later) / measured.front().mpoints_per_second;
+}
+
 double TuningBudget::seconds_for(double first_rate_mpoints) const {
   const double run_seconds = first_rate_mpoints > 0 ? run_point_updates / (first_rate_mpoints * 1e6) : 0.0;
   return std::min(cap_seconds, std::max(floor_seconds, fraction * run_seconds));
@@ -166,7 +176,9 @@ void run_real_step_trial(TuningOutcome& out, const RealStepTimer& real_steps, do
                          const std::function<double(int)>& build_seconds, const std::function<double(double)>& slowest,
                          const std::vector<TemporalHalo>& halos) {
   const std::optional<TuningMeasurement> one = out.best_with(false), several = out.best_with(true);
-  if (!one || !several || halos.empty()) return;
+  // T searched: one step per sweep against several. T given (no candidate of one step measured): the
+  // given T's best with each temporal halo, which needs two of them.
+  if (!several || halos.empty() || (!one && halos.size() < 2)) return;
   // The contenders, fewest steps per sweep first: one step, two where the best of several is deeper
   // (the exchange and the slabs after it, which the scratch fields do not see, grow with T), the best
   // of several; each deeper one with every temporal halo asked for.
@@ -174,7 +186,8 @@ void run_real_step_trial(TuningOutcome& out, const RealStepTimer& real_steps, do
   if (several->blocking.steps > 2)
     if (const std::optional<TuningMeasurement> two = out.best_with_steps(2)) deeper_candidates.push_back(*two);
   deeper_candidates.push_back(*several);
-  std::vector<std::pair<TuningMeasurement, TemporalHalo>> contenders{{*one, halos.front()}};
+  std::vector<std::pair<TuningMeasurement, TemporalHalo>> contenders;
+  if (one) contenders.emplace_back(*one, halos.front());
   for (const TuningMeasurement& m : deeper_candidates)
     for (TemporalHalo halo : halos) contenders.emplace_back(m, halo);
   const int steps = kTrialSweeps * several->blocking.steps;
@@ -186,7 +199,7 @@ void run_real_step_trial(TuningOutcome& out, const RealStepTimer& real_steps, do
   std::vector<int> deeper;
   for (const TuningMeasurement& m : deeper_candidates) deeper.push_back(m.blocking.steps);
   const double left = out.budget_seconds - out.seconds;
-  if (needed > left && halos.size() > 1) {
+  if (needed > left && halos.size() > 1 && one) {
     // Comparing T comes first: the trial runs with the first halo alone, and says what it left out.
     run_real_step_trial(out, real_steps, points, build_seconds, slowest, {halos.front()});
     if (!out.trial.empty())
@@ -197,9 +210,10 @@ void run_real_step_trial(TuningOutcome& out, const RealStepTimer& real_steps, do
     return;
   }
   if (needed > left) {
-    out.trial_skipped = fmt::format(
-        "no trial of T = 1 against T = {} on real steps: it needs about {:.3f} s, {:.3f} s of the budget was left",
-        fmt::join(deeper, " and "), needed, std::max(0.0, left));
+    const std::string what = one ? fmt::format("T = 1 against T = {}", fmt::join(deeper, " and "))
+                                 : fmt::format("split tiling against deep halos at T = {}", several->blocking.steps);
+    out.trial_skipped = fmt::format("no trial of {} on real steps: it needs about {:.3f} s, {:.3f} s of the budget was left",
+                                    what, needed, std::max(0.0, left));
     out.budget_spent = true;  // a longer search is not answered by this one (read_tuning_cache)
     return;
   }
@@ -244,7 +258,9 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   // Freed before the trial on real steps, which builds fields of the whole subdomain.
   std::optional<ScratchFields<T>> scratch(std::in_place, owned, config.grid.radius, planes);
   const double scratch_seconds_per_plane = (omp_get_wtime() - build_start) / static_cast<double>(scratch->owned.extent(2));
-  const bool trial_applies = real_steps && tune_steps && temporal_applies &&
+  // With T searched, the trial weighs T; with T given and the temporal halo "auto", the halos at that T.
+  const bool halos_to_weigh = tune_size && config.blocking.steps > 1 && trial_halos(config.parallel.temporal_halo).size() > 1;
+  const bool trial_applies = real_steps && (tune_steps || halos_to_weigh) && temporal_applies &&
                              any_neighbour(neighbour_faces);
   const std::vector<double> weights = second_derivative_weights(config.grid.radius);
   const std::vector<KernelVariant> variants = kernel_candidates(config.kernel, config.grid.radius, tune_size);
@@ -259,22 +275,40 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   // rank's time decides how many, so that every rank runs as many): a search of the sizes measures
   // about 30 candidates with the leaders' repeats, one of T as many again.
   const double measurements_planned = tune_steps && temporal_applies ? 80.0 : 40.0;
+  const auto pace_checked = [&] { return out.budget_seconds >= kPaceCheckBudgetSeconds; };
   const auto timed_seconds_wanted = [&] {
     return std::clamp(out.budget_seconds / measurements_planned, 0.002, 0.25);
   };
   const auto measure = [&](const Blocking& candidate, KernelVariant variant) {
     const Kernel<T> kernel(weights, candidate, variant);
-    const double warm_up = slowest(time_sweep(*scratch, kernel, candidate));
-    const int sweeps = static_cast<int>(std::clamp(std::ceil(timed_seconds_wanted() / std::max(warm_up, 1e-6)), 2.0, 1000.0));
-    double mine = 0;
-    for (int i = 0; i < sweeps; ++i) mine += time_sweep(*scratch, kernel, candidate);
-    const double timed = slowest(mine);
     // Split tiling computes no point twice; what its level-by-level rest costs, the trial on real
     // steps measures.
     const bool split = out.temporal_halo == TemporalHalo::split;
     const double overhead =
         split ? 1.0 : deep_halo_overhead(agreed_extent, neighbour_faces, candidate.steps, config.grid.radius);
-    const double rate = static_cast<double>(scratch->owned.volume()) * candidate.steps * sweeps / timed / 1e6 / overhead;
+    const auto rate_of = [&](int sweeps, double seconds) {
+      return static_cast<double>(scratch->owned.volume()) * candidate.steps * sweeps / seconds / 1e6 / overhead;
+    };
+    const double warm_up = slowest(time_sweep(*scratch, kernel, candidate));
+    // The first candidate's timed sweeps take as long as the others' (it is the reference the search's
+    // pace is checked against): the budget they depend on, estimated from its warm-up until timed.
+    if (out.measured.empty()) out.budget_seconds = budget.seconds_for(rate_of(1, std::max(warm_up, 1e-9)));
+    const int sweeps = static_cast<int>(std::clamp(std::ceil(timed_seconds_wanted() / std::max(warm_up, 1e-6)), 2.0, 1000.0));
+    if (out.measured.empty()) {
+      // The search's first sweeps run slower (on a 64^3 subdomain, 2 threads, by up to 2x for the first
+      // 20 ms: the cores' clocks, the caches, the pages of code and fields): before the first candidate
+      // is timed, it runs untimed for kSearchWarmUpSeconds where the budget allows a check of the
+      // search's pace against it, else for as long as one measurement.
+      const double warm_seconds = pace_checked() ? kSearchWarmUpSeconds : timed_seconds_wanted();
+      const int warm_sweeps = static_cast<int>(std::clamp(std::ceil(warm_seconds / std::max(warm_up, 1e-6)), 1.0, 1e5));
+      double untimed = 0;
+      for (int i = 0; i < warm_sweeps; ++i) untimed += time_sweep(*scratch, kernel, candidate);
+      out.seconds += slowest(untimed);
+    }
+    double mine = 0;
+    for (int i = 0; i < sweeps; ++i) mine += time_sweep(*scratch, kernel, candidate);
+    const double timed = slowest(mine);
+    const double rate = rate_of(sweeps, timed);
     out.seconds += warm_up + timed;
     out.measured.push_back({candidate, rate, variant});
     rates[candidate_key(variant, candidate)].push_back(rate);
@@ -305,7 +339,9 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     out.variant = best.variant;
   };
   // A single short measurement is one sample of a noisy machine: while the budget lasts, the leading
-  // candidates are measured again, in turn, and the medians decide.
+  // candidates are measured again, in turn, and the medians decide. The configured block (the first
+  // measured) joins them: measured again beside them, it shows whether the machine's pace moved since
+  // the search began, and competes in the same state if it did.
   const auto confirm_leaders = [&] {
     constexpr std::size_t kLeaders = 3;
     constexpr int kRounds = 2;
@@ -317,6 +353,11 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
       std::stable_sort(leaders.begin(), leaders.end(),
                        [&](const TuningMeasurement& a, const TuningMeasurement& b) { return score(a) > score(b); });
       if (leaders.size() > kLeaders) leaders.resize(kLeaders);
+      const TuningMeasurement& first = out.measured.front();
+      if (std::none_of(leaders.begin(), leaders.end(), [&](const TuningMeasurement& m) {
+            return candidate_key(m.variant, m.blocking) == candidate_key(first.variant, first.blocking);
+          }))
+        leaders.push_back(first);
       if (leaders.size() < 2) return;
       if (round % 2 == 1) std::reverse(leaders.begin(), leaders.end());  // no candidate always first
       for (const TuningMeasurement& m : leaders) {
@@ -372,6 +413,11 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     confirm_leaders();
     choose_best();
   }
+  if (const std::optional<double> pace = search_pace_change(out.measured);
+      pace && pace_checked() && std::max(*pace, 1.0 / *pace) > 1.0 + kPaceTolerance)
+    out.pace_note = fmt::format("the machine's pace moved during the search: its first candidate ran {:.2f}x as "
+                                "fast when measured again as at first",
+                                *pace);
   if (trial_applies) {
     const Index3& e = agreed_extent;
     // The fields the run builds are the subdomain's with halos of the deepest sweep: first touched and

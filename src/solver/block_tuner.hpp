@@ -17,8 +17,19 @@
 // the last-level cache (a subdomain that does not fit must not be measured as one that does), never
 // more than the subdomain has. Candidates run in order of how often they won elsewhere, starting with
 // the configured block, until the time budget is spent; while it lasts, the three leading candidates
-// are then measured twice more (one short measurement is one sample of a noisy machine), and the
-// candidate with the best median is chosen: never slower than the configured block as measured here.
+// and the configured block are then measured twice more (one short measurement is one sample of a
+// noisy machine), and the candidate with the best median is chosen: never slower than the configured
+// block as measured here.
+//
+// A machine's pace can move during a search (a node's memory bandwidth here switched between two
+// states 1.7x apart by itself): the candidates measured before and after such a move are not compared
+// fairly, and the first pass's leaders may be those that ran after it. Measuring the configured block
+// again beside the leaders lets the medians compare them in the same state. With a budget of at least
+// kPaceCheckBudgetSeconds (the search's first kSearchWarmUpSeconds then warm the machine up): where
+// it ran, by the median of those later measurements, more than kPaceTolerance faster or slower than
+// at its first, the outcome says so (pace_note) and the choice is not kept in the tuning cache:
+// candidates the first pass left behind were measured in another state, and the next run measures
+// again instead of inheriting the choice.
 //
 // What the scratch fields cannot show is the halo exchange: a sweep of T steps exchanges halos T
 // radii deep, of both time levels, and with one thread per rank on a busy node that costs as much as
@@ -30,7 +41,8 @@
 // split tiling fits its subdomains), the search counts no redundant points, as for split tiling, and
 // the trial runs the deeper contenders with split tiling and with deep halos alike: which meets the
 // neighbours faster depends on the network, so it is measured there too (where the budget left holds
-// only one, split tiling, and the trial says so).
+// only one, split tiling, and the trial says so). With blocking.steps given above 1 and the sizes
+// searched, "auto" has the trial run the best candidate of those steps with each temporal halo.
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -110,6 +122,19 @@ struct TrialMeasurement {
   std::vector<double> rounds;  // what each round's RealStepTimer call returned, in order
 };
 
+// How far the first candidate's rate may move between its first measurement and its later ones before
+// a search counts as made while the machine changed pace. On one idle 2-core node the median of the
+// later rates came within 0.89-1.09x of the first, in 12 searches of 0.6 and 3 s on 64^3 and 128^3.
+inline constexpr double kPaceTolerance = 0.15;
+// The untimed warm-up before the search's first measurement, and the budget from which it runs and the
+// pace is checked: a 64^3 subdomain on 2 threads ran up to 2x slower for the first 20 ms, not after 0.1 s.
+inline constexpr double kSearchWarmUpSeconds = 0.1;
+inline constexpr double kPaceCheckBudgetSeconds = 0.5;
+
+// The first candidate of `measured` (the configured block, measured first): the median of its later
+// rates divided by its first; nullopt where it was measured once.
+std::optional<double> search_pace_change(const std::vector<TuningMeasurement>& measured);
+
 struct TuningOutcome {
   Blocking blocking;                         // the choice: the best median, or the trial's winner
   KernelVariant variant = KernelVariant::blocked;  // the kernel it was measured with
@@ -120,6 +145,9 @@ struct TuningOutcome {
   std::vector<TrialMeasurement> trial;       // the trial on real steps: one step per sweep first; empty if none ran
   std::string trial_skipped;                 // why a trial that applied did not run; empty otherwise
   std::string trial_note;                    // what a trial that ran left out (a temporal halo), and why
+  // Where the machine's pace moved during the search by more than kPaceTolerance: by how much, as
+  // measured by the first candidate (search_pace_change); empty otherwise. Such an outcome is not cached.
+  std::string pace_note;
   double seconds = 0;                        // spent measuring (the slowest rank's), the trial included
   double budget_seconds = 0;                 // what it was allowed
   bool budget_spent = false;                 // stopped before every candidate (or the trial) was measured
@@ -159,8 +187,10 @@ std::vector<std::int64_t> sweep_tile_candidates(int steps, int radius, std::int6
                                                 int threads = 1);
 
 // The trial on real steps: out's best candidate of one step per sweep against its best of several
-// (nothing without both) and, where that one is deeper than two steps, its best of two; each deeper
-// one once per temporal halo in `halos` (split tiling and deep halos for "auto", else the one given);
+// and, where that one is deeper than two steps, its best of two; each deeper one once per temporal
+// halo in `halos` (split tiling and deep halos for "auto", else the one given). Where out measured
+// nothing of one step per sweep (T given), the best of several alone, once per halo (nothing with one
+// halo); nothing without a candidate of several steps;
 // each timed by real_steps in kTrialRounds rounds, A B B A (A B C C B A); the fastest per step (the
 // mean of its rounds) becomes out's choice, its temporal halo too (the fewer steps per sweep on a
 // tie: the simpler run; then the halo listed first) and all go to out.trial, fewest steps first.

@@ -155,11 +155,12 @@ TEST(BlockTuner, ALuckyMeasurementIsMeasuredAgain) {
   TuningBudget budget;
   budget.floor_seconds = budget.cap_seconds = 5.0;
   int calls = 0;
-  // Calls come in pairs per measurement (warm-up, timed): the 4th call is the 2nd candidate's timed
-  // sweeps, reported 10000 times quicker than they ran (far beyond what a loaded machine's noise
-  // between two measurements of one candidate can undo).
+  // Calls come in pairs per measurement (warm-up, timed), three for the first candidate (warm-up,
+  // untimed sweeps, timed): the 5th call is the 2nd candidate's timed sweeps, reported 10000 times
+  // quicker than they ran (far beyond what a loaded machine's noise between two measurements of one
+  // candidate can undo).
   const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget, [&](double s) {
-    return ++calls == 4 ? s / 10000 : s;
+    return ++calls == 5 ? s / 10000 : s;
   });
   ASSERT_GT(out.measured.size(), 2u);
   const TuningMeasurement lucky = out.measured[1];
@@ -169,6 +170,76 @@ TEST(BlockTuner, ALuckyMeasurementIsMeasuredAgain) {
       lucky_rates.push_back(m.mpoints_per_second);
   ASSERT_EQ(lucky_rates.size(), 3u);  // once by chance, then twice more as a leader
   EXPECT_GT(lucky_rates[0], 20 * std::max(lucky_rates[1], lucky_rates[2]));
+}
+
+TEST(SearchPace, TheFirstCandidatesLaterRatesAgainstItsFirst) {
+  const Blocking configured{{0, 64, 16}}, other{{0, 32, 8}};
+  EXPECT_FALSE(search_pace_change({}).has_value());
+  EXPECT_FALSE(search_pace_change({{configured, 1000}, {other, 2000}, {other, 1000}}).has_value());  // measured once
+  const auto pace = search_pace_change({{configured, 1000}, {other, 2000}, {configured, 1600}, {configured, 1700}, {other, 1900}});
+  ASSERT_TRUE(pace.has_value());
+  EXPECT_DOUBLE_EQ(*pace, 1.65);  // the median of the later rates against the first
+  // The same block with another kernel is another candidate.
+  EXPECT_FALSE(search_pace_change({{configured, 1000, KernelVariant::columns}, {configured, 1600, KernelVariant::blocked}})
+                   .has_value());
+}
+
+// The machine speeds up right after the configured block's first measurement (the memory switching to
+// its faster state): every other block looks faster in the first pass. The configured block is measured
+// again beside the leaders, and in the same state as they it ties them and stays the choice; the
+// search says the pace moved, so that the choice is not cached.
+TEST(BlockTuner, TheConfiguredBlockCompetesAgainWhereTheMachineSpedUpAfterIt) {
+  omp_set_num_threads(1);
+  const RunConfig c = small_config();
+  TuningBudget budget;
+  budget.floor_seconds = budget.cap_seconds = 5.0;
+  int calls = 0;
+  // Calls 1-3: the first candidate's warm-up, untimed and timed sweeps.
+  const auto faster_after_the_first = [&](double) { return ++calls <= 3 ? 0.02 : 0.005; };
+  const TuningOutcome out =
+      tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget, faster_after_the_first);
+  ASSERT_FALSE(out.budget_spent);
+  const TuningMeasurement& first = out.measured.front();
+  EXPECT_EQ(first.blocking.size, c.blocking.size);
+  std::size_t configured_measurements = 0;
+  for (const TuningMeasurement& m : out.measured)
+    configured_measurements += candidate_key(m.variant, m.blocking) == candidate_key(first.variant, first.blocking) ? 1 : 0;
+  EXPECT_EQ(configured_measurements, 3u);  // once first, then in each round of the leaders' repeats
+  EXPECT_EQ(out.blocking.size, c.blocking.size);
+  EXPECT_EQ(out.variant, first.variant);
+  const auto pace = search_pace_change(out.measured);
+  ASSERT_TRUE(pace.has_value());
+  EXPECT_GT(*pace, 1.0 + kPaceTolerance);
+  EXPECT_EQ(out.pace_note.rfind("the machine's pace moved during the search: its first candidate ran ", 0), 0u)
+      << out.pace_note;
+}
+
+// A budget too short for the warm-up the check needs does not judge the pace: a cold start would read
+// as a move.
+TEST(BlockTuner, AShortBudgetDoesNotJudgeThePace) {
+  omp_set_num_threads(1);
+  const RunConfig c = small_config();
+  TuningBudget budget;
+  budget.floor_seconds = budget.cap_seconds = 0.9 * kPaceCheckBudgetSeconds;
+  int calls = 0;
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget,
+                                                 [&](double) { return ++calls <= 3 ? 0.004 : 0.001; });
+  ASSERT_TRUE(search_pace_change(out.measured).has_value());
+  EXPECT_GT(*search_pace_change(out.measured), 1.0 + kPaceTolerance);
+  EXPECT_EQ(out.pace_note, "");
+}
+
+// At a steady pace nothing is said.
+TEST(BlockTuner, ASteadyPaceLeavesNoNote) {
+  omp_set_num_threads(1);
+  const RunConfig c = small_config();
+  TuningBudget budget;
+  budget.floor_seconds = budget.cap_seconds = 5.0;
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget,
+                                                 [](double) { return 0.01; });
+  ASSERT_TRUE(search_pace_change(out.measured).has_value());
+  EXPECT_DOUBLE_EQ(*search_pace_change(out.measured), 1.0);
+  EXPECT_EQ(out.pace_note, "");
 }
 
 TEST(BlockTuner, StopsWhenTheBudgetIsSpent) {
@@ -194,7 +265,7 @@ TEST(BlockTuner, RanksAgreeThroughTheSlowestTime) {
     return 2 * s;
   });
   ASSERT_EQ(out.measured.size(), 1u);
-  EXPECT_EQ(calls, 2);  // the warm-up and the timed sweeps
+  EXPECT_EQ(calls, 3);  // the warm-up, the untimed sweeps of the search's first candidate, the timed sweeps
   EXPECT_GT(out.seconds, 0.0);
 }
 
@@ -214,7 +285,7 @@ TEST(BlockTuner, GivenStepsPerSweepSearchesTheTileHeights) {
   // the first kernel) once far faster than it ran, every other measurement alike. It leads after the
   // sizes (the first measured among equal medians), and the tile heights are searched around it.
   int calls = 0;
-  const auto first_candidate_leads = [&](double) { return ++calls == 2 ? 0.0001 : 0.01; };
+  const auto first_candidate_leads = [&](double) { return ++calls == 3 ? 0.0001 : 0.01; };
   const TuningOutcome out =
       tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 4, budget, first_candidate_leads);
   ASSERT_FALSE(out.budget_spent);
@@ -461,6 +532,44 @@ TEST(RealStepTrial, AutoComparesSplitTilingWithDeepHalos) {
   EXPECT_EQ(trial_halos(TemporalHalo::deep), std::vector<TemporalHalo>{TemporalHalo::deep});
 }
 
+// blocking.steps given (no candidate of one step per sweep) with the temporal halo "auto": the best
+// candidate of those steps runs with split tiling and with deep halos, A B B A, and the faster halo is
+// kept (a tie keeps split tiling); with one halo there is nothing to weigh.
+TEST(RealStepTrial, GivenStepsWeighSplitTilingAgainstDeepHalos) {
+  const auto given_steps = [] {
+    TuningOutcome out = outcome_with_both_kinds();
+    out.measured = {{Blocking{{0, 32, 16}, 3}, 150.0, KernelVariant::columns},
+                    {Blocking{{0, 64, 16}, 3}, 140.0, KernelVariant::columns}};
+    return out;
+  };
+  for (const double deep_extra : {-0.0002, 0.0, 0.0002}) {
+    TuningOutcome out = given_steps();
+    FakeRealSteps fake{{{3, 0.0040}}, {}, 0.0, deep_extra};
+    run_real_step_trial(out, fake.timer(), 1e6, kQuickBuild, same_time, trial_halos(TemporalHalo::automatic));
+    ASSERT_EQ(out.trial.size(), 2u);
+    EXPECT_EQ(fake.halos, (std::vector<TemporalHalo>{TemporalHalo::split, TemporalHalo::deep, TemporalHalo::deep,
+                                                     TemporalHalo::split}));
+    for (const auto& call : fake.calls) EXPECT_EQ(shape(std::get<0>(call)), shape(Blocking{{0, 32, 16}, 3}));
+    EXPECT_EQ(shape(out.blocking), shape(Blocking{{0, 32, 16}, 3}));
+    EXPECT_EQ(out.temporal_halo, deep_extra < 0 ? TemporalHalo::deep : TemporalHalo::split) << deep_extra;
+  }
+  TuningOutcome one_halo = given_steps();
+  FakeRealSteps fake{{{3, 0.0040}}, {}};
+  run_real_step_trial(one_halo, fake.timer(), 1e6, kQuickBuild, same_time, trial_halos(TemporalHalo::split));
+  EXPECT_TRUE(fake.calls.empty());
+  EXPECT_TRUE(one_halo.trial.empty());
+  EXPECT_TRUE(one_halo.trial_skipped.empty());
+
+  TuningOutcome tight = given_steps();
+  tight.seconds = 9.99;
+  run_real_step_trial(tight, fake.timer(), 1e9, kQuickBuild, same_time, trial_halos(TemporalHalo::automatic));
+  EXPECT_TRUE(fake.calls.empty());
+  EXPECT_EQ(tight.trial_skipped.rfind("no trial of split tiling against deep halos at T = 3 on real steps: it needs about", 0),
+            0u)
+      << tight.trial_skipped;
+  EXPECT_EQ(tight.temporal_halo, TemporalHalo::split);
+}
+
 TEST(RealStepTrial, ATieKeepsOneStepPerSweep) {
   TuningOutcome out = outcome_with_both_kinds();
   FakeRealSteps fake{{{1, 0.005}, {3, 0.005}}, {}};
@@ -527,6 +636,27 @@ TEST(BlockTuner, RunsTheTrialOnRealStepsOnlyWhereNeighboursFillHalos) {
             static_cast<long>((chosen.trial.size() - 1) / 2 * kTrialRounds));
   EXPECT_EQ(chosen.temporal_halo, TemporalHalo::deep);  // 0.5 ms per step faster here
   EXPECT_GT(chosen.blocking.steps, 1);
+
+  // blocking.steps given with "auto": the sizes are searched for sweeps of 2 steps, and the trial weighs
+  // the halos at 2 steps only.
+  RunConfig given = automatic;
+  given.blocking.steps = 2;
+  FakeRealSteps given_fake{{{2, 0.001}}, {}, 0.0, -0.0005};
+  const TuningOutcome halos_weighed = tune_blocking<float>(given, c.grid.whole(), c.grid.n, {0, 0, 1}, true, false, 3,
+                                                           budget, fixed_time, given_fake.timer());
+  ASSERT_EQ(halos_weighed.trial.size(), 2u);
+  EXPECT_EQ(halos_weighed.trial[0].halo, TemporalHalo::split);
+  EXPECT_EQ(halos_weighed.trial[1].halo, TemporalHalo::deep);
+  EXPECT_EQ(halos_weighed.blocking.steps, 2);
+  EXPECT_EQ(halos_weighed.temporal_halo, TemporalHalo::deep);
+  // Given steps with a halo given by name: nothing to weigh.
+  RunConfig given_split = given;
+  given_split.parallel.temporal_halo = TemporalHalo::split;
+  FakeRealSteps split_fake{{{2, 0.001}}, {}};
+  const TuningOutcome split_only = tune_blocking<float>(given_split, c.grid.whole(), c.grid.n, {0, 0, 1}, true, false,
+                                                        3, budget, fixed_time, split_fake.timer());
+  EXPECT_TRUE(split_fake.calls.empty());
+  EXPECT_TRUE(split_only.trial.empty());
 
   // Without a timer (a caller that cannot run real steps) the search's choice stands.
   const TuningOutcome untimed = tune_blocking<float>(c, c.grid.whole(), c.grid.n, {0, 0, 1}, false, true, 3, budget, fixed_time);
