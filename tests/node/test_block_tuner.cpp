@@ -191,8 +191,7 @@ TEST(SearchPace, TheFirstCandidatesLaterRatesAgainstItsFirst) {
 TEST(BlockTuner, TheConfiguredBlockCompetesAgainWhereTheMachineSpedUpAfterIt) {
   omp_set_num_threads(1);
   const RunConfig c = small_config();
-  TuningBudget budget;
-  budget.floor_seconds = budget.cap_seconds = 5.0;
+  const TuningBudget budget = TuningBudget::fixed(5.0);
   int calls = 0;
   // Calls 1-3: the first candidate's warm-up, untimed and timed sweeps.
   const auto faster_after_the_first = [&](double) { return ++calls <= 3 ? 0.02 : 0.005; };
@@ -219,8 +218,7 @@ TEST(BlockTuner, TheConfiguredBlockCompetesAgainWhereTheMachineSpedUpAfterIt) {
 TEST(BlockTuner, AShortBudgetDoesNotJudgeThePace) {
   omp_set_num_threads(1);
   const RunConfig c = small_config();
-  TuningBudget budget;
-  budget.floor_seconds = budget.cap_seconds = 0.9 * kPaceCheckBudgetSeconds;
+  const TuningBudget budget = TuningBudget::fixed(0.9 * kPaceCheckBudgetSeconds);
   int calls = 0;
   const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget,
                                                  [&](double) { return ++calls <= 3 ? 0.004 : 0.001; });
@@ -233,8 +231,7 @@ TEST(BlockTuner, AShortBudgetDoesNotJudgeThePace) {
 TEST(BlockTuner, ASteadyPaceLeavesNoNote) {
   omp_set_num_threads(1);
   const RunConfig c = small_config();
-  TuningBudget budget;
-  budget.floor_seconds = budget.cap_seconds = 5.0;
+  const TuningBudget budget = TuningBudget::fixed(5.0);
   const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget,
                                                  [](double) { return 0.01; });
   ASSERT_TRUE(search_pace_change(out.measured).has_value());
