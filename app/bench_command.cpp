@@ -75,15 +75,14 @@ std::string fraction_text(const std::optional<double>& bound, double value) {
   return bound ? fmt::format("{:.3f}", value / *bound) : "n/a";
 }
 
-void print_case(const BenchCase& c, const std::optional<double>& single_thread_rate) {
+void print_case(const BenchCase& c) {
   // A warning goes right above the row it is about, once for the whole job.
   std::fflush(stdout);
   fmt::print(stderr, "{}", c.placement_warnings);
   std::fflush(stderr);
   const std::string compute = c.compute_bound_mpoints ? fmt::format("{:.0f}", *c.compute_bound_mpoints) : "unknown";
-  const std::string speedup =
-      single_thread_rate ? fmt::format("{:.2f}", c.stencil_mpoints.median / *single_thread_rate) : "";
-  fmt::print("{:>5} x {:<3} {:>3} {:>9.1f} {:>9.1f} {:>9.1f} {:>8.2f} {:>9.2f} {:>9.0f} {:>7.3f} {:>9} {:>7} {:>7}  {}\n",
+  const std::string speedup = c.speedup ? fmt::format("{:.2f} ({:.2f})", *c.speedup, *c.triad_speedup) : "";
+  fmt::print("{:>5} x {:<3} {:>3} {:>9.1f} {:>9.1f} {:>9.1f} {:>8.2f} {:>9.2f} {:>9.0f} {:>7.3f} {:>9} {:>7} {:>15}  {}\n",
              c.ranks, c.threads_per_rank, c.steps_per_sweep, c.stencil_mpoints.min, c.stencil_mpoints.median, c.stencil_mpoints.max,
              c.gflops, c.triad_gbytes.median, c.bandwidth_bound_mpoints, c.fraction_of_bandwidth_bound(), compute,
              fraction_text(c.compute_bound_mpoints, c.stencil_mpoints.median), speedup, c.placement_verdict);
@@ -131,6 +130,8 @@ nlohmann::json to_json(const BenchCase& c) {
           {"temporal_halo_notice",
            c.temporal_halo_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.temporal_halo_notice)},
           {"bytes_per_point", c.bytes_per_point},
+          {"speedup", optional(c.speedup)},
+          {"triad_speedup", optional(c.triad_speedup)},
           {"placement_audit", c.placement_audit}};
 }
 
@@ -199,19 +200,20 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
                settings.fma_peak_seconds, flops_per_point);
     fmt::print("  T = time steps per sweep (temporal blocking; the bounds are those of one step per sweep, which "
                "T > 1 can exceed)\n");
-    fmt::print("\n{:>11} {:>3} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>7} {:>9} {:>7} {:>7}  {}\n", "ranks x thr", "T",
+    fmt::print("  speedup = MPts med against 1 rank x 1 thread at the same T (in parentheses: the triad's against its "
+               "triad)\n");
+    fmt::print("\n{:>11} {:>3} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>7} {:>9} {:>7} {:>15}  {}\n", "ranks x thr", "T",
                "MPts min",
-               "MPts med", "MPts max", "GFlops", "triad GB/s", "bw bound", "of bw", "cpu bound", "of cpu", "speedup",
-               "placement");
+               "MPts med", "MPts max", "GFlops", "triad GB/s", "bw bound", "of bw", "cpu bound", "of cpu",
+               "speedup (triad)", "placement");
   }
 
   std::vector<BenchCase> cases;
   // The 1-rank, 1-thread rate of each --sweep-steps entry: what a row's speed-up is against.
-  std::map<int, double> one_thread_rates;
-  const auto one_thread_rate = [&](int sweep_steps) -> std::optional<double> {
-    const auto found = one_thread_rates.find(sweep_steps);
-    if (found == one_thread_rates.end()) return std::nullopt;
-    return found->second;
+  std::map<int, BenchCase> one_thread_cases;
+  const auto one_thread_case = [&](int sweep_steps) -> const BenchCase* {
+    const auto found = one_thread_cases.find(sweep_steps);
+    return found == one_thread_cases.end() ? nullptr : &found->second;
   };
   // 1. One rank with each thread count; other ranks, if any, wait without taking a core.
   MPI_Comm alone = MPI_COMM_NULL;
@@ -222,9 +224,10 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
       if (rank == 0) {
         cases.push_back(measure_case(settings, threads, alone));
         cases.back().steps_requested = sweep_steps;
-        if (threads == 1) one_thread_rates[sweep_steps] = cases.back().stencil_mpoints.median;
+        if (threads == 1) one_thread_cases.insert_or_assign(sweep_steps, cases.back());
+        if (const BenchCase* one = one_thread_case(sweep_steps)) cases.back().compare_with_one_thread(*one);
         if (!cases.back().sweep_notice.empty()) fmt::print("  {}\n", cases.back().sweep_notice);
-        print_case(cases.back(), one_thread_rate(sweep_steps));
+        print_case(cases.back());
         std::fflush(stdout);
       }
       mpi::barrier_quietly(comm);
@@ -239,10 +242,11 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
       BenchCase all = measure_case(settings, 1, comm);
       all.steps_requested = sweep_steps;
       if (rank != 0) continue;
+      if (const BenchCase* one = one_thread_case(sweep_steps)) all.compare_with_one_thread(*one);
       cases.push_back(all);
       if (!all.sweep_notice.empty()) fmt::print("  {}\n", all.sweep_notice);
       if (!all.temporal_halo_notice.empty()) fmt::print("  {}\n", all.temporal_halo_notice);
-      print_case(all, one_thread_rate(sweep_steps));
+      print_case(all);
       for (const BenchCase& c : cases) {
         if (c.ranks != 1 || c.threads_per_rank != size || c.steps_requested != sweep_steps) continue;
         // With T = auto each layout runs the T the tuner found for it, which may differ.

@@ -83,6 +83,14 @@ struct BenchCase {
   TemporalHalo temporal_halo = TemporalHalo::deep;  // how sweeps met other ranks' faces (resolved)
   std::string temporal_halo_notice;                 // why "auto" resolved to deep halos, if it did
   int bytes_per_point = 0;  // what the bandwidth bound assumes the kernel moves per point
+  // Against the case of 1 rank x 1 thread at the same T, where one ran: the stencil's median rate and,
+  // beside it, the triad's (a stencil bound by memory speeds up no more than the memory does).
+  std::optional<double> speedup;
+  std::optional<double> triad_speedup;
+  void compare_with_one_thread(const BenchCase& one_thread) {
+    speedup = stencil_mpoints.median / one_thread.stencil_mpoints.median;
+    triad_speedup = triad_gbytes.median / one_thread.triad_gbytes.median;
+  }
   // Why pages could not be placed as the stencil's memory policy asks (e.g. memory binding not
   // permitted here), for the triad's arrays and the fields alike; empty when all went as asked.
   std::vector<std::string> placement_notices;

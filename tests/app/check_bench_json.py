@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """`wave3d bench --json`: every case carries the triad measured just before the stencil and just after
 it, the bound and the fraction against each, and whether the two triads agree within 10 %; the values
-follow from one another as the header says, and a row that disagrees has its line on stdout.
+follow from one another as the header says, and a row that disagrees has its line on stdout. Each
+case's speed-up, and the triad's beside it, are against the case of one thread, and the row prints
+both.
 
 usage: check_bench_json.py --wave3d BIN --work DIR
 """
@@ -50,6 +52,15 @@ def main():
         if c["triad_before_and_after_agree"] != agree:
             sys.exit(f"FAIL: triads {before} and {after} GB/s reported as agreeing: {c['triad_before_and_after_agree']}")
         moved_cases += 0 if agree else 1
+    one = next(c for c in cases if c["threads_per_rank"] == 1)
+    for c in cases:
+        speedup = c["stencil_mpoints_per_second"]["median"] / one["stencil_mpoints_per_second"]["median"]
+        triad = c["triad_gbytes_per_second"]["median"] / one["triad_gbytes_per_second"]["median"]
+        if not (close(c["speedup"], speedup) and close(c["triad_speedup"], triad)):
+            sys.exit(f"FAIL: speed-up {c['speedup']} and triad's {c['triad_speedup']}, expected {speedup} and {triad}")
+        row = f" {speedup:.2f} ({triad:.2f}) "
+        if row not in proc.stdout:
+            sys.exit(f"FAIL: no row with the speed-up{row}on stdout\n{proc.stdout}")
     if moved_lines != moved_cases:
         sys.exit(f"FAIL: {moved_cases} cases whose triads disagree, {moved_lines} lines saying so\n{proc.stdout}")
     print(f"OK: {len(cases)} cases, {moved_cases} with the memory's pace moved")
