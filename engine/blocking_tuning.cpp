@@ -44,6 +44,7 @@ TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box
 std::optional<CachedTuning> cached_on_all(MPI_Comm comm, const std::optional<std::filesystem::path>& file,
                                           const TuningKey& key, double wanted_seconds) {
   std::array<long long, 6> values{0, 0, 0, 0, 0, 0};  // size x, y, z, steps, kernel, temporal halo
+  double rate = 0;  // the rate the search measured for it; 0 = none
   int found = 0;
   if (mpi::rank_in(comm) == 0 && file) {
     if (const auto c = read_tuning_cache(*file, key, wanted_seconds)) {
@@ -51,16 +52,19 @@ std::optional<CachedTuning> cached_on_all(MPI_Comm comm, const std::optional<std
       const Blocking& b = c->blocking;
       values = {b.size[0], b.size[1], b.size[2], b.steps, static_cast<long long>(c->variant),
                 static_cast<long long>(c->temporal_halo)};
+      rate = c->mpoints_per_second.value_or(0.0);
     }
   }
   mpi::check(MPI_Bcast(&found, 1, MPI_INT, 0, comm), "MPI_Bcast");
   if (found == 0) return std::nullopt;
   mpi::check(MPI_Bcast(values.data(), static_cast<int>(values.size()), MPI_LONG_LONG, 0, comm), "MPI_Bcast");
+  mpi::check(MPI_Bcast(&rate, 1, MPI_DOUBLE, 0, comm), "MPI_Bcast");
   CachedTuning c;
   c.blocking.size = {values[0], values[1], values[2]};
   c.blocking.steps = static_cast<int>(values[3]);
   c.variant = static_cast<KernelVariant>(values[4]);
   c.temporal_halo = static_cast<TemporalHalo>(values[5]);
+  if (rate > 0) c.mpoints_per_second = rate;
   return c;
 }
 
@@ -184,9 +188,19 @@ std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, c
 
 std::string TunedBlocking::summary_line() const {
   if (source == "given") return "none (blocking.size and blocking.steps given)";
-  if (source == "cache") return fmt::format("read from {}", cache_file);
+  if (source == "cache")
+    return fmt::format("read from {}{}", cache_file,
+                       cached_rate_now ? fmt::format(" (its blocks ran at {:.0f} MPoints/s on scratch fields, {:.0f} "
+                                                     "when chosen)",
+                                                     *cached_rate_now, cached_rate_when_chosen.value_or(0.0))
+                                       : "");
   const std::size_t candidates = measured.candidates(), measurements = measured.measured.size();
-  return fmt::format("measured {} candidate{} in {:.3f} s (budget {:.3f} s{}{}){}", candidates,
+  const std::string why = cached_rate_now ? fmt::format("the cached blocks ran at {:.0f} MPoints/s, {:.2f}x their {:.0f} "
+                                                         "when chosen: the machine is faster now, so ",
+                                                         *cached_rate_now, *cached_rate_now / *cached_rate_when_chosen,
+                                                         *cached_rate_when_chosen)
+                                           : "";
+  return fmt::format("{}measured {} candidate{} in {:.3f} s (budget {:.3f} s{}{}){}", why, candidates,
                      candidates == 1 ? "" : "s", measured.seconds, measured.budget_seconds,
                      measured.budget_spent ? ", spent" : "",
                      measurements > candidates ? fmt::format(", {} measurements with the leaders' repeats", measurements) : "",
@@ -237,6 +251,8 @@ nlohmann::json TunedBlocking::to_json() const {
                         {"cache_file", cache_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(cache_file)},
                         {"notice", notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(notice)},
                         {"pace_change", or_null(search_pace_change(measured.measured))},
+                        {"cached_rate_when_chosen", or_null(cached_rate_when_chosen)},
+                        {"cached_rate_now", or_null(cached_rate_now)},
                         {"pace_note", measured.pace_note.empty() ? nlohmann::json(nullptr)
                                                                  : nlohmann::json(measured.pace_note)}};
   out.update(trial_to_json(measured));
@@ -271,24 +287,34 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   if (file) out.cache_file = file->string();
   const MachineInfo machine = collect_machine_info();
   const TuningKey key = key_for(config, machine, owned, neighbour_faces, tune_steps, max_steps);
-  if (!measure_anyway) {
-    if (const auto cached = cached_on_all(comm, file, key, budget.fixed_seconds())) {
-      out.blocking = cached->blocking;
-      out.variant = cached->variant;
-      out.temporal_halo = cached->temporal_halo;
-      out.source = "cache";
-      return out;
-    }
-  }
   TuningBudget sized = budget;
   if (const auto llc = total_last_level_cache_bytes(machine))
     sized.scratch_bytes = std::max(sized.scratch_bytes, 2.0 * static_cast<double>(*llc));
   // The candidates come from the largest subdomain extent, the same on every rank.
   Index3 agreed{};
   for (int a = 0; a < 3; ++a) agreed[a] = static_cast<std::int64_t>(mpi::allreduce_max(comm, static_cast<double>(owned.extent(a))));
+  const auto slowest = [&](double seconds) { return mpi::allreduce_max(comm, seconds); };
+  if (!measure_anyway) {
+    if (const auto cached = cached_on_all(comm, file, key, budget.fixed_seconds())) {
+      out.blocking = cached->blocking;
+      out.variant = cached->variant;
+      out.temporal_halo = cached->temporal_halo;
+      out.source = "cache";
+      if (!cached->mpoints_per_second) return out;
+      out.cached_rate_when_chosen = cached->mpoints_per_second;
+      out.cached_rate_now = mpi::collectively(comm, [&] {
+        return measure_blocking_rate<T>(config, owned, agreed, neighbour_faces, cached->blocking, cached->variant,
+                                        kCachedChoiceCheckSeconds, sized.scratch_bytes, slowest);
+      });
+      if (*out.cached_rate_now <= *out.cached_rate_when_chosen * (1.0 + kPaceTolerance)) return out;
+      out.blocking = config.blocking;
+      out.variant = kernel_variant(config.kernel, config.grid.radius);
+      out.temporal_halo = trial_halos(config.parallel.temporal_halo).front();
+    }
+  }
   out.measured = mpi::collectively(comm, [&] {
     return tune_blocking<T>(config, owned, agreed, neighbour_faces, config.tune.size, tune_steps, max_steps, sized,
-                            [&](double seconds) { return mpi::allreduce_max(comm, seconds); }, real_steps);
+                            slowest, real_steps);
   });
   out.blocking = out.measured.blocking;
   out.variant = out.measured.variant;

@@ -27,6 +27,13 @@ struct TunedBlocking {
   TuningOutcome measured;  // what the tuner measured and spent (nothing, from the cache)
   std::string cache_file;  // "" when blocking.cache = "off" or no home directory
   std::string notice;      // e.g. the cache could not be written; empty if none
+  // A cached choice is timed again on scratch fields before it is used: its rate (MPoints/s, as the
+  // search scores it) when it was chosen and now. Where it now runs more than kPaceTolerance faster,
+  // the machine is faster than when it was chosen (a memory in its slow state hardly tells blocks
+  // apart that its fast state does), and the blocks are measured again: source "measured", with
+  // both rates kept here.
+  std::optional<double> cached_rate_when_chosen;
+  std::optional<double> cached_rate_now;
 
   std::string summary_line() const;  // for the run summary, after "tuning:"
   // The trial on real steps: each contender's time per step and the choice, or why none ran; "" when
@@ -75,6 +82,9 @@ std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, c
 // Along each axis, the most faces (0, 1 or 2) of one subdomain of `decomposition` whose halo another
 // subdomain fills (or the same one, across a periodic boundary): the deep halos a sweep computes.
 NeighbourFaces neighbour_faces_of(const RunConfig& config, const mpi::Decomposition& decomposition);
+
+// The seconds a cached choice is timed again for before it is used (after as long untimed).
+inline constexpr double kCachedChoiceCheckSeconds = 0.05;
 
 // Stores the measured `outcome` under `key` in the tuning cache `file`, unless the machine's pace moved
 // during its search (TuningOutcome::pace_note): that choice answers for its own run only. Returns why

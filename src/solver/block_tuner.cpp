@@ -53,6 +53,21 @@ struct ScratchFields {
   }
 };
 
+// The planes of the scratch fields: kScratchPlanes, or enough for the three to hold scratch_bytes.
+template <typename T>
+std::int64_t scratch_planes(const Box& owned, double scratch_bytes) {
+  const double plane_bytes = 3.0 * sizeof(T) * static_cast<double>(owned.extent(0) * owned.extent(1));
+  return std::max(kScratchPlanes, static_cast<std::int64_t>(std::ceil(scratch_bytes / plane_bytes)));
+}
+
+// How the search counts the points of a sweep of `steps` (see the header): the deep halos it computes
+// are cost, not progress, unless the sweeps meet the neighbours by split tiling.
+double search_overhead(const RunConfig& config, const Index3& agreed_extent, const NeighbourFaces& neighbour_faces,
+                       int steps) {
+  if (trial_halos(config.parallel.temporal_halo).front() == TemporalHalo::split) return 1.0;
+  return deep_halo_overhead(agreed_extent, neighbour_faces, steps, config.grid.radius);
+}
+
 // One sweep of `blocking` over the scratch region (blocking.steps time levels); returns its seconds.
 template <typename T>
 double time_sweep(ScratchFields<T>& s, const Kernel<T>& kernel, const Blocking& blocking) {
@@ -254,8 +269,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   out.temporal_halo = trial_halos(config.parallel.temporal_halo).front();
   const bool temporal_applies = max_steps > 1;
   if (!tune_size && !(tune_steps && temporal_applies)) return out;
-  const double plane_bytes = 3.0 * sizeof(T) * static_cast<double>(owned.extent(0) * owned.extent(1));
-  const auto planes = std::max(kScratchPlanes, static_cast<std::int64_t>(std::ceil(budget.scratch_bytes / plane_bytes)));
+  const std::int64_t planes = scratch_planes<T>(owned, budget.scratch_bytes);
   const double build_start = omp_get_wtime();
   // Freed before the trial on real steps, which builds fields of the whole subdomain.
   std::optional<ScratchFields<T>> scratch(std::in_place, owned, config.grid.radius, planes, config.memory.huge_pages);
@@ -285,9 +299,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     const Kernel<T> kernel(weights, candidate, variant);
     // Split tiling computes no point twice; what its level-by-level rest costs, the trial on real
     // steps measures.
-    const bool split = out.temporal_halo == TemporalHalo::split;
-    const double overhead =
-        split ? 1.0 : deep_halo_overhead(agreed_extent, neighbour_faces, candidate.steps, config.grid.radius);
+    const double overhead = search_overhead(config, agreed_extent, neighbour_faces, candidate.steps);
     const auto rate_of = [&](int sweeps, double seconds) {
       return static_cast<double>(scratch->owned.volume()) * candidate.steps * sweeps / seconds / 1e6 / overhead;
     };
@@ -434,6 +446,30 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   }
   return out;
 }
+
+template <typename T>
+double measure_blocking_rate(const RunConfig& config, const Box& owned, const Index3& agreed_extent,
+                             const NeighbourFaces& neighbour_faces, const Blocking& blocking, KernelVariant variant,
+                             double seconds, double scratch_bytes, const std::function<double(double)>& slowest) {
+  ScratchFields<T> scratch(owned, config.grid.radius, scratch_planes<T>(owned, scratch_bytes), config.memory.huge_pages);
+  const Kernel<T> kernel(second_derivative_weights(config.grid.radius), blocking, variant);
+  const double one = std::max(slowest(time_sweep(scratch, kernel, blocking)), 1e-9);
+  const int sweeps = static_cast<int>(std::clamp(std::ceil(seconds / one), 2.0, 1000.0));
+  // As long again untimed first: the first sweeps of a process run slower (see tune_blocking).
+  for (int i = 0; i < sweeps; ++i) time_sweep(scratch, kernel, blocking);
+  double mine = 0;
+  for (int i = 0; i < sweeps; ++i) mine += time_sweep(scratch, kernel, blocking);
+  const double timed = slowest(mine);
+  return static_cast<double>(scratch.owned.volume()) * blocking.steps * sweeps / timed / 1e6 /
+         search_overhead(config, agreed_extent, neighbour_faces, blocking.steps);
+}
+
+template double measure_blocking_rate<float>(const RunConfig&, const Box&, const Index3&, const NeighbourFaces&,
+                                             const Blocking&, KernelVariant, double, double,
+                                             const std::function<double(double)>&);
+template double measure_blocking_rate<double>(const RunConfig&, const Box&, const Index3&, const NeighbourFaces&,
+                                              const Blocking&, KernelVariant, double, double,
+                                              const std::function<double(double)>&);
 
 template TuningOutcome tune_blocking<float>(const RunConfig&, const Box&, const Index3&, const NeighbourFaces&, bool, bool,
                                             int, const TuningBudget&, const std::function<double(double)>&,

@@ -222,4 +222,13 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
                             const std::function<double(double)>& slowest,
                             const RealStepTimer& real_steps = nullptr);
 
+// The rate the search would score `blocking` with `variant` at on scratch fields of `owned` (holding at
+// least scratch_bytes, as TuningBudget::scratch_bytes): timed for about `seconds` after as long untimed.
+// For a cached choice: whether the machine runs it faster now than when it was chosen. Collective
+// where slowest is (every rank calls it alike).
+template <typename T>
+double measure_blocking_rate(const RunConfig& config, const Box& owned, const Index3& agreed_extent,
+                             const NeighbourFaces& neighbour_faces, const Blocking& blocking, KernelVariant variant,
+                             double seconds, double scratch_bytes, const std::function<double(double)>& slowest);
+
 }  // namespace wave3d

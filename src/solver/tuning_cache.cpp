@@ -3,10 +3,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <stdexcept>
+#include <vector>
 
 #include "config/enum_names.hpp"
 #include "output/json_document.hpp"
 #include "output/provenance.hpp"
+#include "runtime/statistics.hpp"
 #include "solver/wave_solver.hpp"
 
 namespace wave3d {
@@ -65,6 +67,12 @@ std::optional<CachedTuning> read_tuning_cache(const std::filesystem::path& file,
       const auto halo = enum_from_name<TemporalHalo>(entry.at("blocking").at("temporal_halo").get<std::string>());
       if (!halo || *halo == TemporalHalo::automatic) return std::nullopt;
       found.temporal_halo = *halo;
+      std::vector<double> rates;
+      for (const nlohmann::json& m : entry.value("measured", nlohmann::json::array()))
+        if (m.at("kernel") == entry.at("blocking").at("kernel") && m.at("size").get<Index3>() == b.size &&
+            m.at("steps").get<int>() == b.steps)
+          rates.push_back(m.at("mpoints_per_second").get<double>());
+      if (!rates.empty()) found.mpoints_per_second = median_of(rates);
       return found;
     } catch (const nlohmann::json::exception&) {
       return std::nullopt;

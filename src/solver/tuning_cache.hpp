@@ -40,6 +40,9 @@ struct CachedTuning {
   Blocking blocking;
   KernelVariant variant = KernelVariant::blocked;
   TemporalHalo temporal_halo = TemporalHalo::split;  // for "auto": what the trial chose
+  // The median of the rates the search measured for that blocking (its entry's "measured"); nullopt
+  // where it holds none.
+  std::optional<double> mpoints_per_second;
 };
 
 // The file blocking.cache names: "" = $XDG_CACHE_HOME/wave3d/blocking.json (or

@@ -62,6 +62,29 @@ def main():
            and doc2["kernel"]["name"] == kernel,
            f"the second run uses the cached kernel {kernel} and blocks {chosen}: {doc2['kernel']}")
     expect(doc2["checksum"] == doc["checksum"], "both runs give the same field")
+    # The cached choice is timed again before it is used: the summary and run.json give both rates.
+    rates = doc2["kernel"]["tuning"]
+    expect(rates["cached_rate_when_chosen"] > 0 and rates["cached_rate_now"] > 0
+           and re.search(r"^tuning: +read from .* \(its blocks ran at \d+ MPoints/s on scratch fields, \d+ when "
+                         r"chosen\)$", second, re.M),
+           f"the second run times the cached choice again: {rates}\n{second}")
+    # Where the machine now runs it far faster than when it was chosen (the entry's rates made 100x
+    # slower here), the blocks are measured again and kept anew.
+    entries = json.loads(cache.read_text())
+    for entry in entries["entries"]:
+        for m in entry["measured"]:
+            m["mpoints_per_second"] /= 100
+    cache.write_text(json.dumps(entries))
+    faster = run(base + ["--set", f"output.directory={work / 'faster'}"])
+    expect(re.search(r"^tuning: +the cached blocks ran at \d+ MPoints/s, [0-9.]+x their \d+ when chosen: the machine "
+                     r"is faster now, so measured \d+ candidates?", faster, re.M),
+           "a cached choice the machine now runs far faster is measured again:\n" + faster)
+    doc3 = run_json(work / "faster")
+    expect(doc3["kernel"]["tuning"]["source"] == "measured" and doc3["checksum"] == doc["checksum"],
+           f"measured again, the same field: {doc3['kernel']['tuning']}")
+    rewritten = json.loads(cache.read_text())["entries"][0]["measured"]
+    expect(min(m["mpoints_per_second"] for m in rewritten) > doc3["kernel"]["tuning"]["cached_rate_when_chosen"],
+           "the entry holds the new measurements")
 
     tuned = run([a.wave3d, "tune", *COMMON, "--set", f"blocking.cache={cache}", "--seconds", "0.5", "--sweep-steps"])
     size = re.search(r"^size = \[(\d+), (\d+), (\d+)\]$", tuned, re.M)

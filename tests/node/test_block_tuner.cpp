@@ -239,6 +239,28 @@ TEST(BlockTuner, ASteadyPaceLeavesNoNote) {
   EXPECT_EQ(out.pace_note, "");
 }
 
+// A cached choice timed again is scored as the search scores it: points per second over the time
+// the slowest rank took (here a fake 10 ms per sweep), deep halos counted as cost.
+TEST(BlockTuner, TimesACachedChoiceAsTheSearchScoresIt) {
+  omp_set_num_threads(1);
+  const RunConfig c = small_config();  // deep halos
+  const Blocking b{{0, 16, 16}, 2};
+  const auto ten_ms = [](double) { return 0.01; };
+  // 0.05 s wanted, 10 ms a sweep: 5 timed sweeps, reported as 0.01 s in all.
+  const double volume = static_cast<double>(c.grid.n[0] * c.grid.n[1] * c.grid.n[2]);
+  const double alone = measure_blocking_rate<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, b, KernelVariant::blocked,
+                                                    0.05, 0, ten_ms);
+  EXPECT_DOUBLE_EQ(alone, volume * 2 * 5 / 0.01 / 1e6);
+  const NeighbourFaces cut{0, 0, 1};
+  const double with_deep_halos = measure_blocking_rate<float>(c, c.grid.whole(), c.grid.n, cut, b,
+                                                              KernelVariant::blocked, 0.05, 0, ten_ms);
+  EXPECT_DOUBLE_EQ(with_deep_halos, alone / deep_halo_overhead(c.grid.n, cut, 2, c.grid.radius));
+  // On the machine's own clock: a positive rate.
+  EXPECT_GT(measure_blocking_rate<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, b, KernelVariant::blocked, 0.01, 0,
+                                         same_time),
+            0.0);
+}
+
 TEST(BlockTuner, StopsWhenTheBudgetIsSpent) {
   omp_set_num_threads(2);
   const RunConfig c = small_config();
@@ -733,6 +755,27 @@ TEST_F(TuningCacheFile, KeepsTheTrialAndIgnoresOtherFormatVersions) {
   write_tuning_cache(file, other, outcome_with({0, 8, 16}, 1));
   EXPECT_FALSE(read_tuning_cache(file, key).has_value());  // the old version's entry is gone
   EXPECT_TRUE(read_tuning_cache(file, other).has_value());
+}
+
+// An entry answers with the rate its search measured for the blocking it chose (the median of its
+// measurements), against which a run times the choice again before it uses it.
+TEST_F(TuningCacheFile, GivesTheRateTheSearchMeasuredForItsChoice) {
+  const TuningKey key{"cpu", 2, "columns", 8, "single", {64, 64, 64}, true, false};
+  TuningOutcome o = outcome_with({0, 64, 16}, 1);
+  o.variant = KernelVariant::columns;
+  o.measured = {{Blocking{{0, 64, 16}, 1}, 3000.0, KernelVariant::columns},
+                {Blocking{{0, 32, 16}, 1}, 2900.0, KernelVariant::columns},
+                {Blocking{{0, 64, 16}, 1}, 2000.0, KernelVariant::blocked},  // another kernel: not counted
+                {Blocking{{0, 64, 16}, 1}, 3100.0, KernelVariant::columns},
+                {Blocking{{0, 64, 16}, 1}, 2500.0, KernelVariant::columns}};
+  write_tuning_cache(file, key, o);
+  const auto read = read_tuning_cache(file, key);
+  ASSERT_TRUE(read.has_value());
+  ASSERT_TRUE(read->mpoints_per_second.has_value());
+  EXPECT_DOUBLE_EQ(*read->mpoints_per_second, 3000.0);
+  o.measured.clear();  // an entry without the measurements: no rate to compare with
+  write_tuning_cache(file, key, o);
+  EXPECT_FALSE(read_tuning_cache(file, key)->mpoints_per_second.has_value());
 }
 
 TEST_F(TuningCacheFile, StoresReadsAndKeepsOtherEntries) {
