@@ -296,20 +296,22 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   const auto slowest = [&](double seconds) { return mpi::allreduce_max(comm, seconds); };
   if (!measure_anyway) {
     if (const auto cached = cached_on_all(comm, file, key, budget.fixed_seconds())) {
-      out.blocking = cached->blocking;
-      out.variant = cached->variant;
-      out.temporal_halo = cached->temporal_halo;
-      out.source = "cache";
-      if (!cached->mpoints_per_second) return out;
-      out.cached_rate_when_chosen = cached->mpoints_per_second;
-      out.cached_rate_now = mpi::collectively(comm, [&] {
-        return measure_blocking_rate<T>(config, owned, agreed, neighbour_faces, cached->blocking, cached->variant,
-                                        kCachedChoiceCheckSeconds, sized.scratch_bytes, slowest);
-      });
-      if (*out.cached_rate_now <= *out.cached_rate_when_chosen * (1.0 + kPaceTolerance)) return out;
-      out.blocking = config.blocking;
-      out.variant = kernel_variant(config.kernel, config.grid.radius);
-      out.temporal_halo = trial_halos(config.parallel.temporal_halo).front();
+      if (cached->mpoints_per_second) {
+        out.cached_rate_when_chosen = cached->mpoints_per_second;
+        out.cached_rate_now = mpi::collectively(comm, [&] {
+          return measure_blocking_rate<T>(config, owned, agreed, neighbour_faces, cached->blocking, cached->variant,
+                                          kCachedChoiceCheckSeconds, sized.scratch_bytes, slowest);
+        });
+      }
+      const bool faster_now =
+          out.cached_rate_now && *out.cached_rate_now > *out.cached_rate_when_chosen * (1.0 + kPaceTolerance);
+      if (!faster_now) {
+        out.blocking = cached->blocking;
+        out.variant = cached->variant;
+        out.temporal_halo = cached->temporal_halo;
+        out.source = "cache";
+        return out;
+      }
     }
   }
   out.measured = mpi::collectively(comm, [&] {
