@@ -68,6 +68,12 @@ double search_overhead(const RunConfig& config, const Index3& agreed_extent, con
   return deep_halo_overhead(agreed_extent, neighbour_faces, steps, config.grid.radius);
 }
 
+// The rate a search scores `sweeps` sweeps of `steps` levels over `region` at, in `seconds`: MPoints/s
+// of the points owned, the redundant ones (search_overhead) counted as cost.
+double scored_rate(const Box& region, int steps, int sweeps, double seconds, double overhead) {
+  return static_cast<double>(region.volume()) * steps * sweeps / seconds / 1e6 / overhead;
+}
+
 // One sweep of `blocking` over the scratch region (blocking.steps time levels); returns its seconds.
 template <typename T>
 double time_sweep(ScratchFields<T>& s, const Kernel<T>& kernel, const Blocking& blocking) {
@@ -301,7 +307,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     // steps measures.
     const double overhead = search_overhead(config, agreed_extent, neighbour_faces, candidate.steps);
     const auto rate_of = [&](int sweeps, double seconds) {
-      return static_cast<double>(scratch->owned.volume()) * candidate.steps * sweeps / seconds / 1e6 / overhead;
+      return scored_rate(scratch->owned, candidate.steps, sweeps, seconds, overhead);
     };
     const double warm_up = slowest(time_sweep(*scratch, kernel, candidate));
     // The first candidate's timed sweeps take as long as the others' (it is the reference the search's
@@ -460,8 +466,8 @@ double measure_blocking_rate(const RunConfig& config, const Box& owned, const In
   double mine = 0;
   for (int i = 0; i < sweeps; ++i) mine += time_sweep(scratch, kernel, blocking);
   const double timed = slowest(mine);
-  return static_cast<double>(scratch.owned.volume()) * blocking.steps * sweeps / timed / 1e6 /
-         search_overhead(config, agreed_extent, neighbour_faces, blocking.steps);
+  return scored_rate(scratch.owned, blocking.steps, sweeps, timed,
+                     search_overhead(config, agreed_extent, neighbour_faces, blocking.steps));
 }
 
 template double measure_blocking_rate<float>(const RunConfig&, const Box&, const Index3&, const NeighbourFaces&,
