@@ -33,10 +33,12 @@ constexpr Index3 kPreferredRowSizes[] = {{0, 16, 16}, {0, 8, 64}, {0, 8, 32}, {0
 // and the planes below a block are still in L2 from the block before. On AMD Zen 4 the winners were
 // whole rows, 16-32 rows, 16 planes; blocks a cache line or two wide ran about 1.2x slower. On AMD
 // Zen 5 with 2 threads and the memory at 70-75 GB/s, 64 and 128 rows of a 256^3 grid (R = 8,
-// 2720-2780 MPoints/s) beat 32 (2580).
-constexpr Index3 kPreferredColumnSizes[] = {{0, 16, 16}, {0, 32, 16}, {0, 8, 16},  {0, 16, 32}, {0, 8, 32},
-                                            {0, 32, 8},  {0, 16, 8},  {128, 16, 16}, {16, 8, 32}, {32, 8, 32},
-                                            {0, 64, 16}, {0, 4, 32},  {0, 128, 16}};
+// 2720-2780 MPoints/s) beat 32 (2580), and blocks 32 planes deep ran about half as fast as 16
+// (1380-1470 against 2560-2660 in wave3d tune), so those come last: a run's short budget may end
+// before them.
+constexpr Index3 kPreferredColumnSizes[] = {{0, 16, 16}, {0, 64, 16}, {0, 32, 16},   {0, 128, 16}, {0, 8, 16},
+                                            {0, 32, 8},  {0, 16, 8},  {128, 16, 16}, {0, 16, 32},  {0, 8, 32},
+                                            {16, 8, 32}, {32, 8, 32}, {0, 4, 32}};
 
 // Scratch fields shaped like the subdomain, with the fields' layout and pages (transparent huge pages
 // where the run asks for them: the z columns touch dozens of planes at once, and on base pages the
