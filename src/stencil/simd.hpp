@@ -6,11 +6,17 @@
 // Every fused multiply-add in the kernels is written out (the project compiles with
 // -ffp-contract=off): whether the compiler would fuse a product depends on the shape of the code
 // around it, and the kernels must agree bit for bit whatever their shape.
-#include <array>
 #include <cmath>
 
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+// GCC 12 warns that the placeholder operand of its lane-shift intrinsics (_mm512_alignr_epi32 and
+// _epi64, used below) is used uninitialized, at every use: a known false alarm of those headers,
+// silenced for them alone.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
+#pragma GCC diagnostic pop
 #endif
 
 namespace wave3d::simd {
@@ -190,12 +196,19 @@ template <typename T>
 using ColumnVector = Scalar<T>;
 #endif
 
-// The stencil weights c[0..R], each broadcast to a whole register of V.
+// The stencil weights c[0..R], each broadcast to a whole register of V. A plain array member rather
+// than a std::array: a vector type as a template argument loses its alignment attribute (GCC warns).
+template <typename V, int R>
+struct BroadcastWeights {
+  typename V::reg c[R + 1];
+  const typename V::reg* data() const { return c; }
+};
+
 template <typename V, int R, typename T>
-std::array<typename V::reg, R + 1> broadcast_weights(const T* weights) {
-  std::array<typename V::reg, R + 1> c;
-  for (int k = 0; k <= R; ++k) c[static_cast<std::size_t>(k)] = V::broadcast(weights[k]);
-  return c;
+BroadcastWeights<V, R> broadcast_weights(const T* weights) {
+  BroadcastWeights<V, R> w;
+  for (int k = 0; k <= R; ++k) w.c[k] = V::broadcast(weights[k]);
+  return w;
 }
 
 }  // namespace wave3d::simd

@@ -136,7 +136,9 @@ TEST(BlockTuner, ChoosesTheFastestMeasuredCandidate) {
   // The steps are searched with the one kernel the sizes chose (the final choice, unless a one-step
   // candidate of the other kernel ends up with the best median after the leaders' repeats).
   EXPECT_EQ(kernels_of_sweeps.size(), 1u);
-  if (out.blocking.steps > 1) EXPECT_EQ(kernels_of_sweeps.count(out.variant), 1u);
+  if (out.blocking.steps > 1) {
+    EXPECT_EQ(kernels_of_sweeps.count(out.variant), 1u);
+  }
   // Every size candidate of every kernel at one step per sweep, every step count, and the leaders
   // measured again.
   std::size_t sizes = 0;
@@ -417,10 +419,10 @@ TuningOutcome outcome_with_both_kinds() {
 // plus `drift` for every call before (a machine whose pace moves during the trial).
 struct FakeRealSteps {
   std::map<int, double> per_step;  // seconds per step by steps per sweep
-  std::vector<std::tuple<Blocking, KernelVariant, int, int>> calls;
+  std::vector<std::tuple<Blocking, KernelVariant, int, int>> calls{};
   double drift = 0;
   double deep_extra = 0;  // added for sweeps with deep halos
-  std::vector<TemporalHalo> halos;  // of every call, in order
+  std::vector<TemporalHalo> halos{};  // of every call, in order
   RealStepTimer timer() {
     return [this](const Blocking& b, KernelVariant v, TemporalHalo halo, int steps, int repetitions) {
       calls.emplace_back(b, v, steps, repetitions);

@@ -137,7 +137,9 @@ TEST(StaticSchedule, ReplayNamesTheThreadThatRunsEachBlock) {
       std::vector<int> ran_on(static_cast<std::size_t>(count), -1);
       int team = 0;
       for_each_block(region, blocking, x_origin, [&](const Box& b) {
-        if (blocking.size[0] > 0 && b.hi[0] < region.hi[0]) EXPECT_EQ((b.hi[0] - x_origin) % blocking.size[0], 0);
+        if (blocking.size[0] > 0 && b.hi[0] < region.hi[0]) {
+          EXPECT_EQ((b.hi[0] - x_origin) % blocking.size[0], 0);
+        }
         ran_on[static_cast<std::size_t>(block_number(region, grid, b.lo))] = omp_get_thread_num();
         if (omp_get_thread_num() == 0) team = omp_get_num_threads();
       });
