@@ -27,10 +27,12 @@ RUN_FORMAT = ("wave3d-run", 3)  # run.json: (format, format_version)
 IOBENCH_FORMAT = ("wave3d-iobench", 2)
 IOBENCH_OLDEST = 2  # version 2 named its bandwidths best/median_gibytes_per_second (version 1: *_gibs)
 ADVISE_FORMAT = ("wave3d-advise", 1)
+STREAM_FORMAT = ("wave3d-stream", 2)  # wave3d stream --json, read by the comparison with YASK
 # The documents this package writes carry the same header.
 STUDY_FORMAT = ("wave3d-study", 2)  # study.json, by the study runner (version 1: "seconds" for duration_s)
 EXTRAPOLATION_FORMAT = ("wave3d-extrapolation", 2)  # extrapolation.json (1: the same keys without a header or "tail")
 REPORT_FORMAT = ("wave3d-study-report", 2)  # report.json, by the study report (2: bootstrap intervals, tail model)
+YASK_COMPARISON_FORMAT = ("wave3d-yask-comparison", 1)  # compare_yask.py --json
 
 # Key paths in run.json, dotted.
 STATUS = "status"  # "completed"; "failed" when one rank ended the job (then FAILURE says where and why);
@@ -53,11 +55,13 @@ CONFIG_LAYOUT = "config.placement.layout"
 CONFIG_RESERVE = "config.placement.reserve"
 HALO_MODE = "config.parallel.halo"
 UPDATED_POINTS_PER_STEP = "metrics.updated_points_per_step"
+BYTES_PER_POINT = "metrics.bytes_per_point"  # what the bandwidth bound assumes the kernel moves per point
 # What a report names of the runs: the machine, the grid, the kernel and T (time steps per sweep). A run.json
 # written before the "kernel" section has none of kernel.*; the report then says "not recorded".
 MACHINE_SUMMARY = "provenance.machine.summary"
 CPU_MODEL = "provenance.machine.cpu_model"
 KERNEL_NAME = "kernel.name"
+KERNEL_BLOCKS = "kernel.blocks"  # the block size [x, y, z] that ran
 STEPS_PER_SWEEP = "kernel.steps_per_sweep"
 CONFIG_KERNEL = "config.stencil.kernel"
 CONFIG_SWEEP_STEPS = "config.blocking.steps"
@@ -90,7 +94,8 @@ RUN_KEY_PATHS = (STATUS, MPOINTS_PER_SECOND, SECONDS, VERIFICATION_STATUS, PLACE
                  THREADS_PER_RANK, WORLD_SIZE, BATCH_JOB, HOSTNAME, BINDING, GRID_N, CONFIG_LAYOUT, CONFIG_RESERVE,
                  HALO_MODE, HALO_EXPOSED_FRACTION, JITTER, NOISE_AMPLIFICATION, PER_STEP_MAX, PER_STEP_MEDIAN,
                  STEP_P50, STEP_P99, STEP_MAX, FIELD_IO_SECONDS, UPDATED_POINTS_PER_STEP, MACHINE_SUMMARY, CPU_MODEL,
-                 KERNEL_NAME, STEPS_PER_SWEEP, CONFIG_KERNEL, CONFIG_SWEEP_STEPS, STENCIL_RADIUS, STENCIL_PRECISION)
+                 KERNEL_NAME, STEPS_PER_SWEEP, CONFIG_KERNEL, CONFIG_SWEEP_STEPS, STENCIL_RADIUS, STENCIL_PRECISION,
+                 BYTES_PER_POINT, KERNEL_BLOCKS)
 
 MISSING = object()
 
@@ -171,19 +176,6 @@ def format_problem(doc, expected=RUN_FORMAT, oldest=1):
         found_name, found = name, int(one_word[2]) if one_word[2].isdigit() else one_word[2]
     if found_name != name:
         return f"format '{found_name}', not '{name}'"
-    if not isinstance(found, int) or isinstance(found, bool) or not oldest <= found <= version:
-        known = f"version {version}" if oldest == version else f"versions {oldest} to {version}"
-        return f"{name} format version {found}; this reader knows {known}"
-    return None
-    name, version = expected
-    one_word = str(doc.get(FORMAT)).partition("/")
-    if one_word[0] == name and one_word[2] and FORMAT_VERSION not in doc:
-        found = int(one_word[2]) if one_word[2].isdigit() else one_word[2]
-        if isinstance(found, int) and oldest <= found <= version:
-            return None
-    if doc.get(FORMAT) != name:
-        return f"format '{doc.get(FORMAT)}', not '{name}'"
-    found = doc.get(FORMAT_VERSION)
     if not isinstance(found, int) or isinstance(found, bool) or not oldest <= found <= version:
         known = f"version {version}" if oldest == version else f"versions {oldest} to {version}"
         return f"{name} format version {found}; this reader knows {known}"

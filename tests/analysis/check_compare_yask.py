@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""compare_yask.py end to end with the real wave3d and a stand-in for YASK's kernel binary (which is not
+installed here): a script that answers YASK's options with YASK's output lines and records how it was
+called. Checks the rounds (triad, YASK, wave3d, triad), the blocks YASK's tuner chose being the ones the
+rounds run, wave3d's grid of the same points, the table and JSON, and the errors: exit 2 for an option
+naming what is not there, exit 1 naming the log for a process that fails or a YASK built for another case.
+
+  check_compare_yask.py --wave3d BIN --work DIR
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+TOOL = Path(__file__).resolve().parents[2] / "python" / "tools" / "compare_yask.py"
+
+# A stand-in for bin/yask_kernel.iso3dfd.avx512.exe: the lines compare_yask.py reads, its argv appended
+# to calls.jsonl beside it. FAKE_YASK_RADIUS changes the radius it claims; FAKE_YASK_EXIT makes it fail.
+FAKE_YASK = r'''#!PYTHON
+import json, os, sys
+here = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(here, "calls.jsonl"), "a") as f:
+    f.write(json.dumps(sys.argv[1:]) + "\n")
+if os.environ.get("FAKE_YASK_EXIT"):
+    print("YASK error: something went wrong")
+    sys.exit(int(os.environ["FAKE_YASK_EXIT"]))
+print(" stencil-description:    iso3dfd radius " + os.environ.get("FAKE_YASK_RADIUS", "2"))
+print(" element-size:           4B")
+if "-pre_auto_tune" in sys.argv:
+    print(" auto-tuner: block-size:             t=0 * x=24 * y=4 * z=16")
+    print(" auto-tuner: block-size:             t=0 * x=16 * y=8 * z=12")
+print(" mid-throughput (num-points/sec):  1.5G")
+'''
+
+
+def compare(work, wave3d, yask, *extra, env=None):
+    args = [sys.executable, str(TOOL), "--yask-binary", str(yask), "--wave3d", wave3d, "--grid", "16", "--radius", "2",
+            "--threads", "2", "--steps", "2", "--tune-seconds", "0.05", "--work-dir", str(work), *extra]
+    return subprocess.run(args, capture_output=True, text=True, timeout=240, env=dict(os.environ, **(env or {})))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--wave3d", required=True)
+    parser.add_argument("--work", required=True)
+    args = parser.parse_args()
+    work = Path(args.work)
+    shutil.rmtree(work, ignore_errors=True)
+    bin_dir = work / "yask" / "bin"
+    bin_dir.mkdir(parents=True)
+    yask = bin_dir / "yask_kernel.iso3dfd.avx512.exe"
+    yask.write_text(FAKE_YASK.replace("PYTHON", sys.executable))
+    yask.chmod(0o755)
+    problems = []
+
+    def expect(condition, what):
+        if not condition:
+            problems.append(what)
+
+    done = compare(work / "ok", args.wave3d, yask, "--rounds", "2", "--json", str(work / "c.json"))
+    expect(done.returncode == 0, f"exit {done.returncode}, not 0:\n{done.stdout}\n{done.stderr}")
+    if done.returncode == 0:
+        doc = json.loads((work / "c.json").read_text())
+        expect((doc["format"], doc["format_version"]) == ("wave3d-yask-comparison", 1), f"header {doc['format']}")
+        expect(doc["case"]["yask_blocks"] == [16, 8, 12] and doc["case"]["yask_blocks_from"] == "its auto-tuner",
+               f"YASK's blocks {doc['case']['yask_blocks']} from {doc['case']['yask_blocks_from']}, not its "
+               "tuner's last")
+        expect(doc["case"]["yask_arch"] == "avx512", f"arch {doc['case']['yask_arch']}")
+        expect(len(doc["rounds"]) == 2, f"{len(doc['rounds'])} rounds, not 2")
+        for i, r in enumerate(doc["rounds"], 1):
+            expect(r["yask_mpoints_per_second"] == 1500.0, f"round {i}: YASK {r['yask_mpoints_per_second']}, not 1500")
+            expect(r["wave3d_mpoints_per_second"] > 0 and r["triad_before_gbytes_per_second"] > 0,
+                   f"round {i}: no rate measured: {r}")
+            bound = (r["triad_before_gbytes_per_second"] + r["triad_after_gbytes_per_second"]) / 2 * 1e3 / 16
+            expect(abs(r["bound_mpoints_per_second"] - bound) < 1e-6 * bound and r["bytes_per_point"] == 16,
+                   f"round {i}: bound {r['bound_mpoints_per_second']}, not the mean triad / 16 B")
+            run = json.loads((work / "ok" / "runs" / f"round-{i}" / "run.json").read_text())
+            expect(run["config"]["grid"]["n"] == [20, 20, 20] and run["config"]["grid"]["boundary"] == "zero",
+                   f"round {i}: wave3d ran {run['config']['grid']}, not 16 + 2R points with the zero boundary")
+            expect(run["kernel"]["tuning"]["cache_file"] == str((work / "ok" / "blocking.json").resolve()),
+                   f"round {i}: tuning cache {run['kernel']['tuning']['cache_file']}, not the work directory's")
+        expect("median" in done.stdout and "wave3d/YASK" in done.stdout, f"no table:\n{done.stdout}")
+        calls = [json.loads(line) for line in (bin_dir / "calls.jsonl").read_text().splitlines()]
+        expect(len(calls) == 3, f"YASK ran {len(calls)} times, not 3 (its tuner, 2 rounds): {calls}")
+        expect("-pre_auto_tune" in calls[0], f"YASK's first run was not its tuner's: {calls[0]}")
+        for call in calls[1:]:
+            text = " ".join(call)
+            expect("-bx 16 -by 8 -bz 12" in text and "-no-auto_tune" in text and "-max_threads 2" in text
+                   and "-g 16" in text, f"a round's YASK run was {text}")
+        expect(all((work / "ok" / f"triad-{i}-{when}.json").is_file() for i in (1, 2) for when in ("before", "after")),
+               "a triad measurement is missing from the work directory")
+
+    bad = compare(work / "bad", args.wave3d, work / "no-such-yask")
+    expect(bad.returncode == 2 and "--yask-binary" in bad.stderr, f"a missing --yask-binary: exit {bad.returncode}, "
+           f"{bad.stderr!r}")
+    bad = compare(work / "bad", args.wave3d, yask, "--yask-blocks", "16,8")
+    expect(bad.returncode == 2 and "--yask-blocks" in bad.stderr,
+           f"--yask-blocks 16,8: exit {bad.returncode}, {bad.stderr!r}")
+    bad = subprocess.run([sys.executable, str(TOOL), "--yask", str(work), "--wave3d", args.wave3d, "--work-dir",
+                          str(work / "bad")], capture_output=True, text=True, timeout=60)
+    expect(bad.returncode == 2 and "not a YASK checkout" in bad.stderr,
+           f"--yask of a non-checkout: exit {bad.returncode}, {bad.stderr!r}")
+    other = compare(work / "other", args.wave3d, yask, "--yask-blocks", "16,8,12", "--rounds", "1",
+                    env={"FAKE_YASK_RADIUS": "8"})
+    expect(other.returncode == 1 and "not radius 2" in other.stderr,
+           f"a YASK of radius 8 for --radius 2: exit {other.returncode}, {other.stderr!r}")
+    failing = compare(work / "failing", args.wave3d, yask, env={"FAKE_YASK_EXIT": "3"})
+    expect(failing.returncode == 1 and "exit status 3" in failing.stderr and "yask-tune.log" in failing.stderr
+           and "something went wrong" in failing.stderr,
+           f"a failing YASK: exit {failing.returncode}, {failing.stderr!r}")
+
+    for problem in problems:
+        print(f"FAIL: {problem}")
+    if problems:
+        sys.exit(1)
+    print("PASS: rounds, tuned blocks, same points, table and JSON; exit 2 for bad options, 1 for failing processes")
+
+
+if __name__ == "__main__":
+    main()
