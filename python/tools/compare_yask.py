@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 
 from wave3d import files  # noqa: E402
 from wave3d import yask_comparison as yc  # noqa: E402
+from wave3d.option_types import positive_float, positive_int  # noqa: E402
 
 EXAMPLES = """examples:
   # R = 8, single precision, 256^3 points, 2 threads, 3 rounds (YASK built from a checkout)
@@ -33,26 +34,6 @@ EXAMPLES = """examples:
   compare_yask.py --yask-binary ~/yask-r4/bin/yask_kernel.iso3dfd.avx512.exe --yask-blocks 96,28,80 \\
       --radius 4 --precision double --json yask-r4.json
 """
-
-
-def positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"'{text}': must be at least 1")
-    return value
-
-
-def positive_float(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"'{text}': must be above 0")
-    return value
 
 
 def block_sizes(text):

@@ -26,6 +26,7 @@ from wave3d.analysis.extrapolation import extrapolate, rank_counts_for  # noqa: 
 from wave3d.analysis.loaders import STEP_QUANTITIES, load_run, load_traces  # noqa: E402
 from wave3d.analysis.model import run_base_s, run_work_s, scenario_from_run, scenario_from_traces  # noqa: E402
 from wave3d.analysis.report import format_report  # noqa: E402
+from wave3d.option_types import non_negative_int, positive_float, positive_int  # noqa: E402
 
 EXAMPLES = """examples:
   # one run's own step-time distribution, extrapolated (table on stdout)
@@ -37,36 +38,6 @@ EXAMPLES = """examples:
   # detour traces of `wave3d noise --trace-dir` alone, 2 cores per rank, 8.5 ms steps
   extrapolate.py --trace traces/ --cores-per-rank 2 --step-ms 8.5
 """
-
-
-def positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"'{text}': must be at least 1")
-    return value
-
-
-def non_negative_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"'{text}': must be 0 or more")
-    return value
-
-
-def positive_float(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"'{text}': must be a positive number")
-    return value
 
 
 def quantile(text):
