@@ -125,14 +125,23 @@ class Wave3dRun:
     bytes_per_point: int
 
 
+def _read_document(path, document_format, oldest=1):
+    """The JSON document at path, of document_format from version oldest on; ComparisonError if not."""
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise ComparisonError(f"cannot read {path}: {e}") from None
+    problem = files.format_problem(doc, document_format, oldest)
+    if problem:
+        raise ComparisonError(f"{path}: {problem}")
+    return doc
+
+
 def read_wave3d_run(run_dir):
     """What a wave3d run's run.json says of its rate and kernel."""
     path = Path(run_dir) / files.RUN_JSON
-    try:
-        doc = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise ComparisonError(f"cannot read {path}: {e}") from None
-    problem = files.format_problem(doc) or files.completion_problem(doc)
+    doc = _read_document(path, files.RUN_FORMAT)
+    problem = files.completion_problem(doc)
     if problem:
         raise ComparisonError(f"{path}: {problem}")
     values = {key: files.lookup(doc, key) for key in (files.MPOINTS_PER_SECOND, files.KERNEL_NAME, files.KERNEL_BLOCKS,
@@ -146,13 +155,7 @@ def read_wave3d_run(run_dir):
 def read_triad(stream_json, threads):
     """The median triad GB/s of `wave3d stream --init first-touch --json` at this thread count."""
     path = Path(stream_json)
-    try:
-        doc = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise ComparisonError(f"cannot read {path}: {e}") from None
-    problem = files.format_problem(doc, files.STREAM_FORMAT, oldest=files.STREAM_FORMAT[1])
-    if problem:
-        raise ComparisonError(f"{path}: {problem}")
+    doc = _read_document(path, files.STREAM_FORMAT, oldest=files.STREAM_FORMAT[1])
     for row in doc.get("sweeps", {}).get("first-touch", []):
         if row.get("threads") != threads:
             continue
