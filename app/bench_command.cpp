@@ -17,6 +17,7 @@
 #include "app/command_provenance.hpp"
 #include "app/thread_list.hpp"
 #include "config/enum_names.hpp"
+#include "engine/blocking_tuning.hpp"
 #include "field/huge_pages.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/environment.hpp"
@@ -60,6 +61,7 @@ RunConfig stencil_config(const BenchOptions& o, std::int64_t n) {
   const auto given = given_blocking(o.blocking);
   RunConfig c = bench_stencil_config(n, given.value_or(bench_default_blocking));
   c.tune.size = !given.has_value();
+  c.tune.prefetch = true;  // measured wherever the tuner runs, as a run's default "auto"
   c.tune.seconds = o.tune_seconds;
   c.grid.radius = o.radius;
   c.precision = *enum_from_name<Precision>(o.precision);
@@ -87,7 +89,8 @@ void print_case(const BenchCase& c) {
              c.gflops, c.triad_gbytes.median, c.bandwidth_bound_mpoints, c.fraction_of_bandwidth_bound(), compute,
              fraction_text(c.compute_bound_mpoints, c.stencil_mpoints.median), speedup, c.placement_verdict);
   if (!c.tuning_summary.empty())
-    fmt::print("{:>11}   kernel {}, blocks {} x {} x {} (tuning: {})\n", "", c.kernel, c.blocks[0], c.blocks[1], c.blocks[2],
+    fmt::print("{:>11}   kernel {}, blocks {} x {} x {}{} (tuning: {})\n", "", c.kernel, c.blocks[0], c.blocks[1],
+               c.blocks[2], c.prefetch_rows ? ", " + engine::prefetch_text(*c.prefetch_rows) : "",
                c.tuning_summary);
   if (!c.tuning_trial.empty()) fmt::print("{:>11}   tuning {}\n", "", c.tuning_trial);
   if (!c.triads_agree())
@@ -120,6 +123,7 @@ nlohmann::json to_json(const BenchCase& c) {
           {"rss_growth_over_fields", optional(c.rss_growth_over_fields)},
           {"kernel", c.kernel},
           {"blocks", c.blocks},
+          {"prefetch_rows", c.prefetch_rows ? nlohmann::json(*c.prefetch_rows) : nlohmann::json(nullptr)},
           {"tuning", c.tuning},
           {"steps_per_sweep", c.steps_per_sweep},
           {"steps_per_sweep_requested",

@@ -165,6 +165,7 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   c.process_grid = outcome.process_grid;
   c.kernel = outcome.kernel;
   c.blocks = outcome.tuning.blocking.size;
+  c.prefetch_rows = outcome.tuning.prefetch_rows();
   if (outcome.tuning.source != "given") {
     c.tuning_summary = outcome.tuning.summary_line();
     c.tuning_trial = outcome.tuning.trial_line();

@@ -74,6 +74,7 @@ struct BenchCase {
   std::array<int, 3> process_grid{1, 1, 1};
   std::string kernel;       // the variant that ran
   std::array<std::int64_t, 3> blocks{};  // the cache blocks it ran with (given, or the tuner's)
+  std::optional<int> prefetch_rows;      // the z columns' prefetch distance; nullopt for the other kernels
   std::string tuning_summary;            // how they were found, with --blocking auto; empty when given
   std::string tuning_trial;              // the tuner's trial on real steps, or why none ran; empty if none applied
   nlohmann::json tuning;                 // the same for the JSON document

@@ -91,9 +91,11 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
   for (std::size_t i = 0; i < measured.size(); ++i) {
     const Blocking& b = measured[i].blocking;
     const bool again = !seen.insert(candidate_key(measured[i].variant, b)).second;
-    fmt::print("  {}{}[{}, {}, {}] x {} step{} per sweep: {:9.1f} MPoints/s (slowest rank){}{}\n",
+    const bool columns = measured[i].variant == KernelVariant::columns;
+    fmt::print("  {}{}[{}, {}, {}] x {} step{} per sweep{}: {:9.1f} MPoints/s (slowest rank){}{}\n",
                kernels.size() > 1 ? to_string(measured[i].variant) : "", kernels.size() > 1 ? " " : "", b.size[0],
-               b.size[1], b.size[2], b.steps, b.steps == 1 ? "" : "s", measured[i].mpoints_per_second,
+               b.size[1], b.size[2], b.steps, b.steps == 1 ? "" : "s",
+               columns ? ", " + prefetch_text(b.prefetch_rows) : "", measured[i].mpoints_per_second,
                again ? ", again" : "", i == last_chosen ? chosen_mark : "");
   }
   if (!tuned.notice.empty()) fmt::print("  {}\n", tuned.notice);
@@ -101,6 +103,7 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
   if (kernels.size() > 1) fmt::print("[stencil]\nkernel = \"{}\"\n", to_string(tuned.variant));
   fmt::print("[blocking]\nsize = [{}, {}, {}]\nsteps = {}\n", tuned.blocking.size[0], tuned.blocking.size[1],
              tuned.blocking.size[2], tuned.blocking.steps);
+  if (const std::optional<int> rows = tuned.prefetch_rows()) fmt::print("prefetch_rows = {}\n", *rows);
   // Sweeps of several steps that meet neighbours were measured with this temporal halo.
   if (tuned.blocking.steps > 1 && any_neighbour(faces))
     fmt::print("[parallel]\ntemporal_halo = \"{}\"\n", enum_name(tuned.temporal_halo));

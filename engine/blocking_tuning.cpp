@@ -21,6 +21,12 @@
 namespace wave3d::engine {
 namespace {
 
+// The prefetch distance `config` runs with unless the tuner measures it: the one given, or the kernel's
+// rule for the radius.
+int resolved_prefetch_rows(const RunConfig& config) {
+  return config.blocking.prefetch_rows > 0 ? config.blocking.prefetch_rows : default_prefetch_rows(config.grid.radius);
+}
+
 TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box& owned,
                   const NeighbourFaces& neighbour_faces, bool tune_steps, int max_steps) {
   TuningKey key;
@@ -36,6 +42,7 @@ TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box
   key.size = config.tune.size;
   key.steps = tune_steps;
   key.sweep_steps = tune_steps ? max_steps : config.blocking.steps;
+  key.prefetch_rows = config.tune.prefetch ? 0 : resolved_prefetch_rows(config);
   if (any_neighbour(neighbour_faces) && key.sweep_steps > 1) key.temporal_halo = std::string(enum_name(config.parallel.temporal_halo));
   return key;
 }
@@ -43,7 +50,7 @@ TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box
 // Rank 0's cached entry, on every rank.
 std::optional<CachedTuning> cached_on_all(MPI_Comm comm, const std::optional<std::filesystem::path>& file,
                                           const TuningKey& key, double wanted_seconds) {
-  std::array<long long, 6> values{0, 0, 0, 0, 0, 0};  // size x, y, z, steps, kernel, temporal halo
+  std::array<long long, 7> values{};  // size x, y, z, steps, kernel, temporal halo, prefetch rows
   double rate = 0;  // the rate the search measured for it; 0 = none
   int found = 0;
   if (mpi::rank_in(comm) == 0 && file) {
@@ -51,7 +58,7 @@ std::optional<CachedTuning> cached_on_all(MPI_Comm comm, const std::optional<std
       found = 1;
       const Blocking& b = c->blocking;
       values = {b.size[0], b.size[1], b.size[2], b.steps, static_cast<long long>(c->variant),
-                static_cast<long long>(c->temporal_halo)};
+                static_cast<long long>(c->temporal_halo), b.prefetch_rows};
       rate = c->mpoints_per_second.value_or(0.0);
     }
   }
@@ -64,6 +71,7 @@ std::optional<CachedTuning> cached_on_all(MPI_Comm comm, const std::optional<std
   c.blocking.steps = static_cast<int>(values[3]);
   c.variant = static_cast<KernelVariant>(values[4]);
   c.temporal_halo = static_cast<TemporalHalo>(values[5]);
+  c.blocking.prefetch_rows = static_cast<int>(values[6]);
   if (rate > 0) c.mpoints_per_second = rate;
   return c;
 }
@@ -186,6 +194,13 @@ std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, c
   return std::nullopt;
 }
 
+std::string prefetch_text(int rows) { return fmt::format("prefetch {} row{} ahead", rows, rows == 1 ? "" : "s"); }
+
+std::optional<int> TunedBlocking::prefetch_rows() const {
+  if (variant != KernelVariant::columns) return std::nullopt;
+  return blocking.prefetch_rows;
+}
+
 std::string TunedBlocking::summary_line() const {
   if (source == "given") return "none (blocking.size and blocking.steps given)";
   if (source == "cache")
@@ -276,6 +291,7 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
                            bool measure_anyway, const RealStepTimer& real_steps) {
   TunedBlocking out;
   out.blocking = config.blocking;
+  out.blocking.prefetch_rows = resolved_prefetch_rows(config);
   out.variant = kernel_variant(config.kernel, config.grid.radius);
   out.temporal_halo = trial_halos(config.parallel.temporal_halo).front();
   const bool tune_steps = config.tune.steps && max_steps > 1;

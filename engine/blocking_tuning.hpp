@@ -35,6 +35,8 @@ struct TunedBlocking {
   std::optional<double> cached_rate_when_chosen;
   std::optional<double> cached_rate_now;
 
+  // The z columns' prefetch distance (rows ahead) where they run; nullopt for the other kernels.
+  std::optional<int> prefetch_rows() const;
   std::string summary_line() const;  // for the run summary, after "tuning:"
   // The trial on real steps: each contender's time per step and the choice, or why none ran; "" when
   // none applied.
@@ -43,6 +45,9 @@ struct TunedBlocking {
   std::string kept_where() const;
   nlohmann::json to_json() const;
 };
+
+// "prefetch 2 rows ahead": the z columns' prefetch distance as the summary, bench and tune print it.
+std::string prefetch_text(int rows);
 
 // parallel.temporal_halo = "auto" made concrete for `decomposition`: "split" where the sweeps meet
 // faces with neighbours and the thinnest subdomain along each such axis holds split tiling's

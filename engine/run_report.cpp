@@ -10,6 +10,7 @@
 #include "config/config_json.hpp"
 #include "config/enum_names.hpp"
 #include "counters/counters_text.hpp"
+#include "output/json_optional.hpp"
 #include "output/runtime_json.hpp"
 #include "runtime/byte_size.hpp"
 #include "runtime/statistics.hpp"
@@ -156,12 +157,13 @@ std::string format_summary(const RunConfig& c, const RunOutcome& o) {
     s += fmt::format("jitter:      step time p50 {:.3f} ms, p99 {:.3f} ms, max {:.3f} ms; noise amplification {:.3f} "
                      "(mean per-step max over mean per-step median across ranks)\n",
                      1e3 * j->p50, 1e3 * j->p99, 1e3 * j->max, j->noise_amplification);
-  s += fmt::format("kernel:      {} (stencil.kernel = {}), blocks {} x {} x {}, {} time step{} per sweep{}, {} bytes "
-                   "per point assumed\n",
+  s += fmt::format("kernel:      {} (stencil.kernel = {}), blocks {} x {} x {}, {} time step{} per sweep{}{}, {} "
+                   "bytes per point assumed\n",
                    o.kernel, enum_name(c.kernel), o.tuning.blocking.size[0], o.tuning.blocking.size[1],
                    o.tuning.blocking.size[2], o.steps_per_sweep, o.steps_per_sweep == 1 ? "" : "s",
                    sweeps_meet_neighbours(o, c) ? fmt::format(" ({} temporal halo)", enum_name(o.temporal_halo))
                                                 : "",
+                   o.tuning.prefetch_rows() ? ", " + prefetch_text(*o.tuning.prefetch_rows()) : "",
                    o.bytes_per_point);
   s += fmt::format("tuning:      {}\n", o.tuning.summary_line());
   if (const std::string trial = o.tuning.trial_line(); !trial.empty()) s += fmt::format("             {}\n", trial);
@@ -223,6 +225,9 @@ nlohmann::json run_document(const RunConfig& config, const RunContext& context, 
                                                                        : nlohmann::json(nullptr)},
                    {"temporal_halo_notice", o.temporal_halo_notice.empty() ? nlohmann::json(nullptr)
                                                                            : nlohmann::json(o.temporal_halo_notice)},
+                   {"prefetch_rows", or_null(o.tuning.prefetch_rows())},
+                   {"prefetch_rows_requested", config.tune.prefetch ? nlohmann::json("auto")
+                                                                    : nlohmann::json(config.blocking.prefetch_rows)},
                    {"bytes_per_point", o.bytes_per_point}};
   doc["metrics"] = {{"steps", o.steps_done},
                     {"loop_s", o.loop_seconds},

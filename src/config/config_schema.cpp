@@ -145,6 +145,24 @@ constexpr KeySpec kSchema[] = {
        if (c.tune.steps) return std::string("auto");
        return std::int64_t{c.blocking.steps};
      }},
+    {.key = "blocking.prefetch_rows",
+     .kind = ValueKind::integer,
+     .default_toml = R"("auto")",
+     .min = 1,
+     .max = kMaxPrefetchRows,
+     .accepts_auto = true,
+     .doc = "How many rows ahead the z-column kernel (stencil.kernel = \"columns\") asks for the lines its next "
+            "columns read (software prefetch). \"auto\": measured by the block tuner with the blocks it chooses "
+            "where it runs (blocking.size or blocking.steps \"auto\"), else 2 at R >= 4 and 1 below. The other "
+            "kernels ignore it.",
+     .apply = [](RunConfig& c, const ConfigValue& v) {
+       c.tune.prefetch = is_auto(v);
+       c.blocking.prefetch_rows = c.tune.prefetch ? 0 : static_cast<int>(as_int(v));
+     },
+     .read = [](const RunConfig& c) -> ConfigValue {
+       if (c.tune.prefetch) return std::string("auto");
+       return std::int64_t{c.blocking.prefetch_rows};
+     }},
     {.key = "blocking.cache",
      .kind = ValueKind::string,
      .default_toml = R"("")",

@@ -124,11 +124,14 @@ struct CounterSettings {
 };
 
 // What the block tuner (solver/block_tuner.hpp) measures at start-up: blocking.size = "auto" and
-// blocking.steps = "auto", and where it keeps what it found (blocking.cache).
+// blocking.steps = "auto" (blocking.prefetch_rows = "auto" with them), and where it keeps what it found
+// (blocking.cache).
 // Configs built in code keep their blocking; the TOML default of blocking.size is "auto".
 struct TuningRequest {
   bool size = false;   // blocking.size = "auto"
   bool steps = false;  // blocking.steps = "auto"
+  // blocking.prefetch_rows = "auto": searched where the tuner runs for size or steps, not on its own.
+  bool prefetch = false;
   std::string cache;   // "" = $XDG_CACHE_HOME (or ~/.cache)/wave3d/blocking.json; "off" = no cache
   // How long to measure: 0 = a few percent of the run (a run's start-up); > 0 = this many seconds,
   // whatever the run's length (wave3d tune --seconds, wave3d bench --tune-seconds).

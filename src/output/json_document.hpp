@@ -27,14 +27,16 @@ struct JsonFormat {
 // case has the "blocks" it ran with and its "tuning". wave3d-blocking-cache 3: each key has
 // "neighbour_faces", and the measured rates count owned points only (deep halos are cost).
 // wave3d-blocking-cache 4: an entry has the tuner's "trial" on real steps (and "trial_skipped"), whose
-// winner is its "blocking"; files of another version are not read.
+// winner is its "blocking". wave3d-blocking-cache 5: the key, the choice, each measurement and each
+// contender of the trial have "prefetch_rows" (the z columns' prefetch distance, measured since);
+// files of another version are not read.
 inline constexpr JsonFormat kRunFormat{"wave3d-run", 3};
 inline constexpr JsonFormat kBenchFormat{"wave3d-bench", 3};
 inline constexpr JsonFormat kStreamFormat{"wave3d-stream", 2};
 inline constexpr JsonFormat kNoiseFormat{"wave3d-noise", 1};
 inline constexpr JsonFormat kIobenchFormat{"wave3d-iobench", 2};
 inline constexpr JsonFormat kAdviseFormat{"wave3d-advise", 1};
-inline constexpr JsonFormat kTuningCacheFormat{"wave3d-blocking-cache", 4};
+inline constexpr JsonFormat kTuningCacheFormat{"wave3d-blocking-cache", 5};
 inline constexpr JsonFormat kPlanFormat{"wave3d-plan", 1};  // wave3d plan --json, on stdout
 
 // The header keys above as one object.

@@ -274,6 +274,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
                             const std::function<double(double)>& slowest, const RealStepTimer& real_steps) {
   TuningOutcome out;
   out.blocking = config.blocking;
+  if (out.blocking.prefetch_rows <= 0) out.blocking.prefetch_rows = default_prefetch_rows(config.grid.radius);
   // "auto" reaches the tuner only where split tiling fits (see the header): split unless the trial
   // finds deep halos faster.
   out.temporal_halo = trial_halos(config.parallel.temporal_halo).front();
@@ -293,14 +294,16 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   out.variant = variants.front();
   // The part of the budget the search of candidates may spend: the rest is the trial's, if one applies.
   const auto search_seconds = [&] { return out.budget_seconds * (trial_applies ? 1.0 - kTrialShare : 1.0); };
-  // Every rate measured per candidate (kernel, size x, y, z and steps): a candidate measured again
+  // Every rate measured per candidate (kernel, size x, y, z, steps, prefetch rows): a candidate measured again
   // is judged by the median of its rates.
   std::map<CandidateKey, std::vector<double>> rates;
   const auto score = [&](const TuningMeasurement& m) { return median_of(rates.at(candidate_key(m.variant, m.blocking))); };
   // Each candidate runs one warm-up sweep, then enough sweeps to take about this long (the slowest
   // rank's time decides how many, so that every rank runs as many): a search of the sizes measures
-  // about 30 candidates with the leaders' repeats, one of T as many again.
-  const double measurements_planned = tune_steps && temporal_applies ? 80.0 : 40.0;
+  // about 30 candidates with the leaders' repeats, one of T as many again, one of the prefetch distance
+  // about 10 more.
+  const double measurements_planned =
+      (tune_steps && temporal_applies ? 80.0 : 40.0) + (config.tune.prefetch ? 10.0 : 0.0);
   const auto pace_checked = [&] { return out.budget_seconds >= kPaceCheckBudgetSeconds; };
   const auto timed_seconds_wanted = [&] {
     return std::clamp(out.budget_seconds / measurements_planned, 0.002, 0.25);
@@ -393,6 +396,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
 
   Blocking start = config.blocking;
   if (tune_steps) start.steps = 1;
+  if (start.prefetch_rows <= 0) start.prefetch_rows = default_prefetch_rows(config.grid.radius);
   if (tune_size) {
     // The kernels' candidates taken in turn, so that a budget spent early has measured each kernel.
     std::vector<std::vector<Index3>> sizes;
@@ -434,6 +438,17 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     // Given steps per sweep: the sizes above ran as tiles of those steps, but one step's shapes are
     // short; the taller tiles the sweep wants are measured too.
     try_tile_heights(start.steps);
+    confirm_leaders();
+    choose_best();
+  }
+  if (config.tune.prefetch && out.variant == KernelVariant::columns) {
+    // The prefetch distance last, for the blocks and steps chosen (the header says why).
+    const Blocking chosen = out.blocking;
+    for (int rows = 1; rows <= kMaxPrefetchRows; ++rows) {
+      Blocking candidate = chosen;
+      candidate.prefetch_rows = rows;
+      try_blocking(candidate, out.variant);
+    }
     confirm_leaders();
     choose_best();
   }

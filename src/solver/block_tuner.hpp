@@ -6,6 +6,10 @@
 // too: which one wins depends on the radius and on the machine, so it is measured, not assumed.
 // With blocking.steps given above 1, the sizes are measured as sweeps of that many steps, and then the
 // taller tiles such a sweep wants (sweep_tile_candidates) with the kernel and x, z sizes chosen.
+// With blocking.prefetch_rows = "auto" and the z columns chosen, how many rows ahead their prefetches
+// reach (1 to kMaxPrefetchRows) is measured last, with the blocks and steps chosen: the best distance
+// depends on the latency of the caches the columns read from, which the machine, the radius and T
+// change (256^3, R = 8, AMD Zen 5: one row ran 0.84-0.87x as fast as two, three 1.00-1.02x).
 //
 // On a decomposition whose ranks fill each other's halos, a sweep of several steps also computes deep
 // halos, redundantly (deep_halo_overhead), which the scratch fields do not: a candidate's rate counts
@@ -61,9 +65,11 @@ namespace wave3d {
 
 inline constexpr std::int64_t kScratchPlanes = 48;
 
-// What tells two candidates apart: kernel, block size and time steps per sweep.
-using CandidateKey = std::tuple<KernelVariant, Index3, int>;
-inline CandidateKey candidate_key(KernelVariant variant, const Blocking& b) { return {variant, b.size, b.steps}; }
+// What tells two candidates apart: kernel, block size, time steps per sweep and prefetch distance.
+using CandidateKey = std::tuple<KernelVariant, Index3, int, int>;
+inline CandidateKey candidate_key(KernelVariant variant, const Blocking& b) {
+  return {variant, b.size, b.steps, b.prefetch_rows};
+}
 
 // Along each axis, on how many of its faces (0, 1 or 2) a neighbour fills the halo of the rank that has
 // the most: a sweep computes that many deep halos.

@@ -33,7 +33,8 @@ nlohmann::json read_document(const std::filesystem::path& file) {
 nlohmann::json TuningKey::to_json() const {
   return {{"machine", machine}, {"threads", threads}, {"kernel", kernel}, {"radius", radius},
           {"precision", precision}, {"subdomain", subdomain}, {"neighbour_faces", neighbour_faces}, {"temporal_halo", temporal_halo}, {"tuned_size", size},
-          {"tuned_steps", steps}, {"sweep_steps", sweep_steps}};
+          {"tuned_steps", steps}, {"sweep_steps", sweep_steps},
+          {"prefetch_rows", prefetch_rows > 0 ? nlohmann::json(prefetch_rows) : nlohmann::json("auto")}};
 }
 
 std::optional<std::filesystem::path> tuning_cache_path(const std::string& setting) {
@@ -59,7 +60,9 @@ std::optional<CachedTuning> read_tuning_cache(const std::filesystem::path& file,
       Blocking& b = found.blocking;
       b.size = entry.at("blocking").at("size").get<Index3>();
       b.steps = entry.at("blocking").at("steps").get<int>();
+      b.prefetch_rows = entry.at("blocking").at("prefetch_rows").get<int>();
       if (b.steps < 1 || b.size[0] < 0 || b.size[1] < 0 || b.size[2] < 0) return std::nullopt;
+      if (b.prefetch_rows < 0 || b.prefetch_rows > kMaxPrefetchRows) return std::nullopt;  // 0: the rule
       // Stored as the variant's name, which is also the stencil.kernel word that runs it.
       const auto choice = enum_from_name<KernelChoice>(entry.at("blocking").at("kernel").get<std::string>());
       if (!choice || *choice == KernelChoice::automatic) return std::nullopt;
@@ -70,7 +73,7 @@ std::optional<CachedTuning> read_tuning_cache(const std::filesystem::path& file,
       std::vector<double> rates;
       for (const nlohmann::json& m : entry.value("measured", nlohmann::json::array()))
         if (m.at("kernel") == entry.at("blocking").at("kernel") && m.at("size").get<Index3>() == b.size &&
-            m.at("steps").get<int>() == b.steps)
+            m.at("steps").get<int>() == b.steps && m.at("prefetch_rows").get<int>() == b.prefetch_rows)
           rates.push_back(m.at("mpoints_per_second").get<double>());
       if (!rates.empty()) found.mpoints_per_second = median_of(rates);
       return found;
@@ -87,6 +90,7 @@ nlohmann::json trial_to_json(const TuningOutcome& outcome) {
     contenders.push_back({{"kernel", to_string(t.variant)},
                           {"size", t.blocking.size},
                           {"steps", t.blocking.steps},
+                          {"prefetch_rows", t.blocking.prefetch_rows},
                           {"temporal_halo", enum_name(t.halo)},
                           {"seconds_per_step", t.seconds_per_step},
                           {"seconds_per_step_rounds", t.rounds}});
@@ -105,10 +109,11 @@ void write_tuning_cache(const std::filesystem::path& file, const TuningKey& key,
   nlohmann::json measured = nlohmann::json::array();
   for (const TuningMeasurement& m : outcome.measured)
     measured.push_back({{"kernel", to_string(m.variant)}, {"size", m.blocking.size}, {"steps", m.blocking.steps},
-                        {"mpoints_per_second", m.mpoints_per_second}});
+                        {"prefetch_rows", m.blocking.prefetch_rows}, {"mpoints_per_second", m.mpoints_per_second}});
   nlohmann::json entry = {{"key", wanted},
                            {"blocking", {{"kernel", to_string(outcome.variant)}, {"size", outcome.blocking.size},
                                          {"steps", outcome.blocking.steps},
+                                         {"prefetch_rows", outcome.blocking.prefetch_rows},
                                          {"temporal_halo", enum_name(outcome.temporal_halo)}}},
                            {"measured", measured},
                            {"measure_s", outcome.seconds},

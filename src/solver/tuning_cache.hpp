@@ -15,8 +15,8 @@ namespace wave3d {
 
 // What a measurement depends on: the machine (CPU model and hardware threads), the threads per rank,
 // the kernel asked for ("auto" when the tuner chooses it), radius and precision, the subdomain's
-// extent, the deep halos its sweeps compute (NeighbourFaces) and what was searched: block sizes, and
-// time steps per sweep (searched up to a limit, or given).
+// extent, the deep halos its sweeps compute (NeighbourFaces) and what was searched: block sizes, time
+// steps per sweep (searched up to a limit, or given) and the prefetch distance (searched, or given).
 struct TuningKey {
   std::string machine;
   int threads = 1;
@@ -31,6 +31,7 @@ struct TuningKey {
   // How sweeps of several steps meet those neighbours ("deep" or "split"): each costs its own points
   // and messages, so one's blocks do not answer for the other. "" where no sweep meets one.
   std::string temporal_halo = "";
+  int prefetch_rows = 0;  // 0: searched (blocking.prefetch_rows = "auto"); else the distance given
 
   nlohmann::json to_json() const;
 };

@@ -59,10 +59,12 @@ inline constexpr int kColumnsAtOnce =
 // load is a whole vector on a cache line; with Partial (one column only) just the lanes of
 // `store_mask` are stored, so that a column may reach over the start or the end of the region (the
 // lanes beyond it read halo or padding, which the field always holds, and are thrown away).
+// ahead: how far ahead the lines of a later column are asked for, in elements (a whole number of rows).
 template <typename V, typename T, int R, int N, bool Partial>
 [[gnu::always_inline]] inline void update_column(const T* p, T* next, const T* vel, const typename V::reg* c,
                                                  typename V::reg one, std::int64_t s1, std::int64_t s2,
-                                                 std::int64_t planes, typename V::mask store_mask) {
+                                                 std::int64_t planes, std::int64_t ahead,
+                                                 typename V::mask store_mask) {
   static_assert(N == 1 || (!Partial && V::has_lane_shift), "several columns at once need whole lane-shifted vectors");
   using reg = typename V::reg;
   constexpr int W = V::width;
@@ -70,15 +72,10 @@ template <typename V, typename T, int R, int N, bool Partial>
   for (int n = 0; n < N; ++n)
 #pragma GCC unroll 17
     for (int d = 0; d <= 2 * R; ++d) window[n][d] = V::load(p + n * W + (d - R) * s2);
-  // How far ahead the prefetches below reach: at R >= 4 two columns rather than one. From memory one
-  // column's time was too short to cover the latency (256^3 grid, AMD Zen 5: R = 8 1.05-1.10x faster
-  // on 1 and 2 threads, R = 4 1.04-1.15x); at R = 2 two columns ahead ran 0.85-0.89x as fast as one.
-  constexpr std::int64_t kAhead = R >= 4 ? 2 : 1;
-  const std::int64_t ahead = kAhead * s1;
   for (std::int64_t z = 0; z < planes; ++z) {
     const T* q = p + z * s2;
     const std::int64_t o = z * s2;
-    // The lines the column kAhead rows further reads first and no column before it read: its row R
+    // The lines the column `ahead` further on reads first and no column before it read: its row R
     // rows away, its z neighbour beyond the block, its vel and next, the vector after it (x
     // neighbours) and, over the first R planes, its z neighbours below the block (read last by the
     // z block before, long gone from L1). By the time it runs they are in.
@@ -156,13 +153,18 @@ template <typename V, typename T, int R, int N, bool Partial>
 // first owned point starts one, field.hpp), so that no load crosses a line: where p is not on a
 // line (a region starting inside the halo or the boundary layer) the first vector starts on the line
 // before p and stores only the lanes from p on, and the last stores only the lanes before p + len.
-// weights: c[0..R] as the reference kernel holds them.
+// weights: c[0..R] as the reference kernel holds them. prefetch_rows: how many rows (columns) ahead
+// the lines a column will read are asked for: enough to cover the latency of the caches the data comes
+// from, not so many that they are pushed out again before use. The best distance depends on the
+// machine and the radius (256^3 grid, R = 8, AMD Zen 5, one thread: 1 row 1240-1250 MPoints/s, 2 rows
+// 1450, 3 rows 1470, 4 rows 1390-1400), so the block tuner measures it (blocking.prefetch_rows).
 template <typename T, int R>
 inline void update_columns(const T* p, T* next, const T* vel, const T* weights, std::int64_t len, std::int64_t rows,
-                           std::int64_t planes, std::int64_t s1, std::int64_t s2) {
+                           std::int64_t planes, std::int64_t s1, std::int64_t s2, int prefetch_rows) {
   using V = simd::ColumnVector<T>;
   const auto c = simd::broadcast_weights<V, R>(weights);
   const typename V::reg one = V::one();
+  const std::int64_t ahead = prefetch_rows * s1;
   constexpr std::int64_t kVectorBytes = V::width * static_cast<std::int64_t>(sizeof(T));
   const auto past_line = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(p) % kVectorBytes) /
                          static_cast<std::int64_t>(sizeof(T));
@@ -175,15 +177,15 @@ inline void update_columns(const T* p, T* next, const T* vel, const T* weights, 
     if (kAtOnce > 1 && whole && i + kAtOnce * V::width <= len) {
       for (std::int64_t y = 0; y < rows; ++y) {
         const std::int64_t o = i + y * s1;
-        update_column<V, T, R, kAtOnce, false>(p + o, next + o, vel + o, c.data(), one, s1, s2, planes, mask);
+        update_column<V, T, R, kAtOnce, false>(p + o, next + o, vel + o, c.data(), one, s1, s2, planes, ahead, mask);
       }
       i += (kAtOnce - 1) * V::width;
       continue;
     }
     for (std::int64_t y = 0; y < rows; ++y) {
       const std::int64_t o = i + y * s1;
-      if (whole) update_column<V, T, R, 1, false>(p + o, next + o, vel + o, c.data(), one, s1, s2, planes, mask);
-      else update_column<V, T, R, 1, true>(p + o, next + o, vel + o, c.data(), one, s1, s2, planes, mask);
+      if (whole) update_column<V, T, R, 1, false>(p + o, next + o, vel + o, c.data(), one, s1, s2, planes, ahead, mask);
+      else update_column<V, T, R, 1, true>(p + o, next + o, vel + o, c.data(), one, s1, s2, planes, ahead, mask);
     }
   }
 }

@@ -88,7 +88,8 @@ void check_layout(const Field<T>& prev, const Field<T>& next, const Field<T>& ve
 
 // One block (or any box of the region) on the calling thread.
 template <typename T, int R, KernelVariant variant>
-void update_box(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const T* c, const Box& b) {
+void update_box(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const T* c, const Box& b,
+                int prefetch_rows) {
   const std::int64_t s1 = prev.row_stride(), s2 = prev.plane_stride();
   const T* pb = prev.data();
   T* nb = next.data();
@@ -98,7 +99,7 @@ void update_box(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const
     // A box one plane thin (a temporal sweep's wave front) has no column to march: rows do better.
     if (b.extent(2) > 1) {
       const std::int64_t o = prev.offset(b.lo[0], b.lo[1], b.lo[2]);
-      update_columns<T, R>(pb + o, nb + o, vb + o, c, len, b.extent(1), b.extent(2), s1, s2);
+      update_columns<T, R>(pb + o, nb + o, vb + o, c, len, b.extent(1), b.extent(2), s1, s2, prefetch_rows);
       return;
     }
   }
@@ -127,7 +128,7 @@ template <typename T, int R, KernelVariant variant>
 void update_blocked(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const T* c, const Box& region,
                     const Blocking& blocking, const std::function<void()>* between_blocks) {
   for_each_block(region, blocking, prev.line_start_x(), [&](const Box& b) {
-    update_box<T, R, variant>(prev, next, vel, c, b);
+    update_box<T, R, variant>(prev, next, vel, c, b, blocking.prefetch_rows);
     if (between_blocks != nullptr && omp_get_thread_num() == 0) (*between_blocks)();
   });
 }
@@ -184,10 +185,13 @@ int columns_at_once(int radius) {
 }
 std::string_view jammed_vector_isa() { return simd::native_name; }
 
+int default_prefetch_rows(int radius) { return radius >= 4 ? 2 : 1; }
+
 template <typename T>
 Kernel<T>::Kernel(const std::vector<double>& weights, Blocking blocking, KernelVariant variant)
     : radius_(static_cast<int>(weights.size()) - 1), blocking_(blocking), variant_(variant) {
   blocking_.z_innermost = variant == KernelVariant::columns;
+  if (blocking_.prefetch_rows <= 0) blocking_.prefetch_rows = default_prefetch_rows(radius_);
   if (!is_supported_radius(radius_))
     throw std::invalid_argument("stencil radius " + std::to_string(radius_) + " is not one of 1, 2, 4, 8");
   weights_.resize(weights.size());
@@ -213,12 +217,14 @@ void Kernel<T>::update(const Field<T>& prev, Field<T>& next, const Field<T>& vel
 template <typename T>
 void Kernel<T>::update_on_this_thread(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& box) const {
   if (box.empty()) return;
+  const T* c = weights_.data();
+  const int ahead = blocking_.prefetch_rows;
   dispatch_radius(radius_, [&]<int R>() {
     switch (variant_) {
-      case KernelVariant::reference: return update_plain<T, R>(prev, next, vel, weights_.data(), box);
-      case KernelVariant::blocked: return update_box<T, R, KernelVariant::blocked>(prev, next, vel, weights_.data(), box);
-      case KernelVariant::jammed: return update_box<T, R, KernelVariant::jammed>(prev, next, vel, weights_.data(), box);
-      case KernelVariant::columns: return update_box<T, R, KernelVariant::columns>(prev, next, vel, weights_.data(), box);
+      case KernelVariant::reference: return update_plain<T, R>(prev, next, vel, c, box);
+      case KernelVariant::blocked: return update_box<T, R, KernelVariant::blocked>(prev, next, vel, c, box, ahead);
+      case KernelVariant::jammed: return update_box<T, R, KernelVariant::jammed>(prev, next, vel, c, box, ahead);
+      case KernelVariant::columns: return update_box<T, R, KernelVariant::columns>(prev, next, vel, c, box, ahead);
     }
   });
 }

@@ -77,6 +77,8 @@ TEST(ConfigError, AutoKeysNameAutoAmongTheAllowedValues) {
   expect_message(set_error({"blocking.size=fast"}), {"--set", "blocking.size = \"fast\" is not allowed",
                                                      "3 integers, each >= 0 or \"auto\""});
   expect_message(set_error({"blocking.steps=0"}), {"blocking.steps = 0 is out of range", "from 1 to 64 or \"auto\""});
+  expect_message(set_error({"blocking.prefetch_rows=5"}),
+                 {"blocking.prefetch_rows = 5 is out of range", "from 1 to 4 or \"auto\""});
 }
 
 TEST(ConfigError, UnknownKeyWithNothingClose) {

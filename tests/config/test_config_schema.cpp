@@ -16,7 +16,7 @@ namespace {
 TEST(ConfigSchema, HasExactlyTheDocumentedKeys) {
   const std::set<std::string> expected{
       "grid.n",           "grid.spacing",     "grid.boundary",   "stencil.radius",   "stencil.precision", "stencil.kernel",
-      "physics.velocity", "physics.dt",       "blocking.size",   "blocking.steps", "blocking.cache", "init.policy",      "init.condition",
+      "physics.velocity", "physics.dt",       "blocking.size",   "blocking.steps", "blocking.prefetch_rows", "blocking.cache", "init.policy",      "init.condition",
       "init.amplitude",   "init.wave",        "source.position", "source.frequency", "run.steps",
       "run.check_every",  "run.threads",      "run.progress",    "verify.method",    "verify.tolerance",
       "output.directory", "output.name",      "output.steps_csv", "parallel.process_grid", "parallel.halo",

@@ -122,7 +122,7 @@ TEST(BlockTuner, ChoosesTheFastestMeasuredCandidate) {
   std::set<int> steps_tried;
   std::set<KernelVariant> kernels_of_sweeps;
   for (const auto& [key, r] : rates) {
-    const auto& [variant, size, steps] = key;
+    const auto& [variant, size, steps, prefetch_rows] = key;
     EXPECT_LE(median_of(r), median_of(chosen->second));
     EXPECT_LE(r.size(), 5u);
     measured_again += r.size() > 1 ? 1 : 0;
@@ -712,6 +712,49 @@ TEST(BlockTuner, GivenBlockSizesKeepTheConfiguredKernel) {
   EXPECT_EQ(out.variant, kernel_variant(c.kernel, c.grid.radius));
 }
 
+// blocking.prefetch_rows = "auto": where the z columns are chosen, every distance is measured with the
+// chosen blocks (the rule's among them), and the choice is the best median over all candidates.
+// Given, every candidate runs with the distance given; other kernels are not searched for one.
+TEST(BlockTuner, SearchesThePrefetchDistanceOfTheChosenColumns) {
+  if (!column_window_fits_registers(2)) GTEST_SKIP() << "the z columns do not run at R = 2 in this build";
+  omp_set_num_threads(1);
+  RunConfig c = small_config();
+  c.kernel = KernelChoice::columns;
+  c.tune.prefetch = true;
+  TuningBudget budget;
+  budget.floor_seconds = budget.cap_seconds = 5.0;
+  const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget, same_time);
+  ASSERT_FALSE(out.budget_spent);
+  std::map<CandidateKey, std::vector<double>> rates;
+  std::set<int> distances_of_the_chosen_blocks;
+  for (const TuningMeasurement& m : out.measured) {
+    rates[candidate_key(m.variant, m.blocking)].push_back(m.mpoints_per_second);
+    EXPECT_GE(m.blocking.prefetch_rows, 1);
+    EXPECT_LE(m.blocking.prefetch_rows, kMaxPrefetchRows);
+    if (m.blocking.size == out.blocking.size) distances_of_the_chosen_blocks.insert(m.blocking.prefetch_rows);
+  }
+  EXPECT_EQ(distances_of_the_chosen_blocks, (std::set<int>{1, 2, 3, 4}));
+  // The block sizes are searched with the rule's distance, before the distance is.
+  EXPECT_EQ(out.measured.front().blocking.prefetch_rows, default_prefetch_rows(c.grid.radius));
+  const double chosen = median_of(rates.at(candidate_key(out.variant, out.blocking)));
+  for (const auto& [key, r] : rates) EXPECT_LE(median_of(r), chosen);
+
+  c.tune.prefetch = false;
+  c.blocking.prefetch_rows = 3;
+  const TuningOutcome given = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget, same_time);
+  ASSERT_FALSE(given.measured.empty());
+  for (const TuningMeasurement& m : given.measured) EXPECT_EQ(m.blocking.prefetch_rows, 3);
+  EXPECT_EQ(given.blocking.prefetch_rows, 3);
+
+  c.kernel = KernelChoice::blocked;
+  c.tune.prefetch = true;
+  c.blocking.prefetch_rows = 0;
+  const TuningOutcome rows = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget, same_time);
+  std::set<int> distances;
+  for (const TuningMeasurement& m : rows.measured) distances.insert(m.blocking.prefetch_rows);
+  EXPECT_EQ(distances, (std::set<int>{default_prefetch_rows(c.grid.radius)}));
+}
+
 class TuningCacheFile : public ::testing::Test {
  protected:
   std::filesystem::path dir = std::filesystem::temp_directory_path() /
@@ -810,6 +853,28 @@ TEST_F(TuningCacheFile, StoresReadsAndKeepsOtherEntries) {
   ASSERT_TRUE(rz.has_value());
   EXPECT_EQ(rz->blocking.size, (Index3{0, 64, 16}));
   EXPECT_EQ(read_tuning_cache(file, a)->blocking.size, (Index3{0, 32, 8}));
+}
+
+// The prefetch distance is part of the choice kept, and a distance given is part of the key: a
+// search that measured the distance does not answer a run that gives one, nor the other way round.
+TEST_F(TuningCacheFile, KeepsThePrefetchDistanceAndKeysOnAGivenOne) {
+  TuningKey searched{"cpu", 2, "columns", 8, "single", {64, 64, 64}, true, false};
+  TuningOutcome o = outcome_with({0, 64, 16}, 1);
+  o.blocking.prefetch_rows = 3;
+  o.measured.push_back({o.blocking, 150.0, KernelVariant::columns});
+  o.variant = KernelVariant::columns;
+  write_tuning_cache(file, searched, o);
+  const auto read = read_tuning_cache(file, searched);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->blocking.prefetch_rows, 3);
+  EXPECT_EQ(read->mpoints_per_second, 150.0);  // its own measurement, not the rule's distance's
+  TuningKey given = searched;
+  given.prefetch_rows = 3;
+  EXPECT_FALSE(read_tuning_cache(file, given).has_value());
+  std::ifstream in(file);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["entries"][0]["key"]["prefetch_rows"], "auto");
+  EXPECT_EQ(doc["entries"][0]["blocking"]["prefetch_rows"], 3);
 }
 
 TEST_F(TuningCacheFile, AnEntryCutShortByASmallerBudgetDoesNotAnswerALongerSearch) {

@@ -82,6 +82,33 @@ TEST(Kernel, ColumnsEqualReferenceOnBlocksOfEveryColumnShape) {
     }
 }
 
+TEST(Kernel, ColumnsEqualReferenceAtEveryPrefetchDistance) {
+  // The prefetches reach 1 to kMaxPrefetchRows rows ahead, past the block's and the field's last
+  // rows too; they move no data the kernel computes with.
+  for (int rows = 1; rows <= kMaxPrefetchRows; ++rows)
+    for (int r : kSupportedRadii) {
+      Blocking blocking{{0, 7, 0}};
+      blocking.prefetch_rows = rows;
+      check_variant_equals_reference<float>(KernelVariant::columns, r, {47, 21, 19}, blocking);
+      check_variant_equals_reference<double>(KernelVariant::columns, r, {47, 21, 19}, blocking, {}, {3, 2, 1});
+    }
+}
+
+TEST(Kernel, PrefetchDistanceIsTheRadiusRuleUnlessGiven) {
+  for (int r : kSupportedRadii) {
+    const std::vector<double> weights = second_derivative_weights(r);
+    EXPECT_EQ(Kernel<float>(weights, Blocking{}, KernelVariant::columns).blocking().prefetch_rows,
+              default_prefetch_rows(r));
+    Blocking given;
+    given.prefetch_rows = 3;
+    EXPECT_EQ(Kernel<float>(weights, given, KernelVariant::columns).blocking().prefetch_rows, 3);
+  }
+  EXPECT_EQ(default_prefetch_rows(8), 2);
+  EXPECT_EQ(default_prefetch_rows(4), 2);
+  EXPECT_EQ(default_prefetch_rows(2), 1);
+  EXPECT_EQ(default_prefetch_rows(1), 1);
+}
+
 TEST(Kernel, ColumnWindowFitsAvx512AtEveryRadiusAndAvx2AtSmallOnes) {
   const std::string_view isa = jammed_vector_isa();
   for (int r : kSupportedRadii) {
