@@ -21,12 +21,6 @@
 namespace wave3d::engine {
 namespace {
 
-// The prefetch distance `config` runs with unless the tuner measures it: the one given, or the kernel's
-// rule for the radius.
-int resolved_prefetch_rows(const RunConfig& config) {
-  return config.blocking.prefetch_rows > 0 ? config.blocking.prefetch_rows : default_prefetch_rows(config.grid.radius);
-}
-
 TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box& owned,
                   const NeighbourFaces& neighbour_faces, bool tune_steps, int max_steps) {
   TuningKey key;
@@ -42,7 +36,7 @@ TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box
   key.size = config.tune.size;
   key.steps = tune_steps;
   key.sweep_steps = tune_steps ? max_steps : config.blocking.steps;
-  key.prefetch_rows = config.tune.prefetch ? 0 : resolved_prefetch_rows(config);
+  if (!config.tune.prefetch) key.prefetch_rows = with_prefetch_rows(config.blocking, config.grid.radius).prefetch_rows;
   if (any_neighbour(neighbour_faces) && key.sweep_steps > 1) key.temporal_halo = std::string(enum_name(config.parallel.temporal_halo));
   return key;
 }
@@ -290,8 +284,7 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
                            const NeighbourFaces& neighbour_faces, int max_steps, const TuningBudget& budget,
                            bool measure_anyway, const RealStepTimer& real_steps) {
   TunedBlocking out;
-  out.blocking = config.blocking;
-  out.blocking.prefetch_rows = resolved_prefetch_rows(config);
+  out.blocking = with_prefetch_rows(config.blocking, config.grid.radius);
   out.variant = kernel_variant(config.kernel, config.grid.radius);
   out.temporal_halo = trial_halos(config.parallel.temporal_halo).front();
   const bool tune_steps = config.tune.steps && max_steps > 1;

@@ -273,8 +273,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
                             bool tune_steps, int max_steps, const TuningBudget& budget,
                             const std::function<double(double)>& slowest, const RealStepTimer& real_steps) {
   TuningOutcome out;
-  out.blocking = config.blocking;
-  if (out.blocking.prefetch_rows <= 0) out.blocking.prefetch_rows = default_prefetch_rows(config.grid.radius);
+  out.blocking = with_prefetch_rows(config.blocking, config.grid.radius);
   // "auto" reaches the tuner only where split tiling fits (see the header): split unless the trial
   // finds deep halos faster.
   out.temporal_halo = trial_halos(config.parallel.temporal_halo).front();
@@ -394,9 +393,8 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     }
   };
 
-  Blocking start = config.blocking;
+  Blocking start = with_prefetch_rows(config.blocking, config.grid.radius);
   if (tune_steps) start.steps = 1;
-  if (start.prefetch_rows <= 0) start.prefetch_rows = default_prefetch_rows(config.grid.radius);
   if (tune_size) {
     // The kernels' candidates taken in turn, so that a budget spent early has measured each kernel.
     std::vector<std::vector<Index3>> sizes;

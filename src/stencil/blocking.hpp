@@ -16,13 +16,13 @@ inline constexpr int kMaxPrefetchRows = 4;
 struct Blocking {
   Index3 size{0, 16, 16};  // 0 on an axis means the whole extent of the region being updated
   int steps = 1;           // time steps per sweep over memory (temporal blocking, solver/temporal_sweep.hpp)
-  // How many rows ahead the z-column kernel prefetches (column_rows.hpp); 0 = its rule for the radius
-  // (default_prefetch_rows). The other kernels ignore it.
-  int prefetch_rows = 0;
   // The order blocks are handed out in: z blocks outermost (planes of blocks, for kernels that sweep
   // rows), or innermost (each y and x block marched along z, for the z-column kernel, whose next z
   // block finds the planes below it still in L2). Set by the kernel variant, not by configuration.
   bool z_innermost = false;
+  // How many rows ahead the z-column kernel prefetches (column_rows.hpp); 0 = its rule for the radius
+  // (default_prefetch_rows). The other kernels ignore it.
+  int prefetch_rows = 0;
 
   // The block size actually used on `axis` for a region of extent `extent`.
   std::int64_t effective(int axis, std::int64_t extent) const {

@@ -187,11 +187,17 @@ std::string_view jammed_vector_isa() { return simd::native_name; }
 
 int default_prefetch_rows(int radius) { return radius >= 4 ? 2 : 1; }
 
+Blocking with_prefetch_rows(Blocking blocking, int radius) {
+  if (blocking.prefetch_rows <= 0) blocking.prefetch_rows = default_prefetch_rows(radius);
+  return blocking;
+}
+
 template <typename T>
 Kernel<T>::Kernel(const std::vector<double>& weights, Blocking blocking, KernelVariant variant)
-    : radius_(static_cast<int>(weights.size()) - 1), blocking_(blocking), variant_(variant) {
+    : radius_(static_cast<int>(weights.size()) - 1),
+      blocking_(with_prefetch_rows(blocking, radius_)),
+      variant_(variant) {
   blocking_.z_innermost = variant == KernelVariant::columns;
-  if (blocking_.prefetch_rows <= 0) blocking_.prefetch_rows = default_prefetch_rows(radius_);
   if (!is_supported_radius(radius_))
     throw std::invalid_argument("stencil radius " + std::to_string(radius_) + " is not one of 1, 2, 4, 8");
   weights_.resize(weights.size());

@@ -36,6 +36,8 @@ bool column_window_fits_registers(int radius);
 // 1.05-1.16x faster than one, at R = 4 1.04-1.18x; at R = 2 two ran 0.85-0.89x as fast as one. The
 // block tuner measures the distance where it runs.
 int default_prefetch_rows(int radius);
+// `blocking` with its prefetch distance made concrete: the one it gives, or default_prefetch_rows.
+Blocking with_prefetch_rows(Blocking blocking, int radius);
 
 // How many neighbouring vectors the z-column kernel marches along z at once at this radius (1 or 2,
 // kColumnsAtOnce in column_rows.hpp).
