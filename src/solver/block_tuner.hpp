@@ -9,7 +9,7 @@
 // With blocking.prefetch_rows = "auto" and the z columns chosen, how many rows ahead their prefetches
 // reach (1 to kMaxPrefetchRows) is measured last, with the blocks and steps chosen: the best distance
 // depends on the latency of the caches the columns read from, which the machine, the radius and T
-// change (256^3, R = 8, AMD Zen 5: one row ran 0.84-0.87x as fast as two, three 1.00-1.02x).
+// change (256^3, R = 8, AMD Zen 5: one row ran 0.82-0.90x as fast as two, three 0.98-1.07x).
 //
 // On a decomposition whose ranks fill each other's halos, a sweep of several steps also computes deep
 // halos, redundantly (deep_halo_overhead), which the scratch fields do not: a candidate's rate counts

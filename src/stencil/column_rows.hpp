@@ -156,8 +156,10 @@ template <typename V, typename T, int R, int N, bool Partial>
 // weights: c[0..R] as the reference kernel holds them. prefetch_rows: how many rows (columns) ahead
 // the lines a column will read are asked for: enough to cover the latency of the caches the data comes
 // from, not so many that they are pushed out again before use. The best distance depends on the
-// machine and the radius (256^3 grid, R = 8, AMD Zen 5, one thread: 1 row 1240-1250 MPoints/s, 2 rows
-// 1450, 3 rows 1470, 4 rows 1390-1400), so the block tuner measures it (blocking.prefetch_rows).
+// machine, the radius and the threads (256^3 grid, R = 8, blocks 0 x 64 x 16, AMD Zen 5, MPoints/s for
+// 1, 2, 3 and 4 rows: one thread 1284-1329, 1537-1620, 1641-1725, 1605-1682; two threads with 4 steps
+// per sweep 2770-2804, 3091-3099, 3026-3064, 2905-2928), so the block tuner measures it
+// (blocking.prefetch_rows).
 template <typename T, int R>
 inline void update_columns(const T* p, T* next, const T* vel, const T* weights, std::int64_t len, std::int64_t rows,
                            std::int64_t planes, std::int64_t s1, std::int64_t s2, int prefetch_rows) {
