@@ -62,6 +62,7 @@ MACHINE_SUMMARY = "provenance.machine.summary"
 CPU_MODEL = "provenance.machine.cpu_model"
 KERNEL_NAME = "kernel.name"
 KERNEL_BLOCKS = "kernel.blocks"  # the block size [x, y, z] that ran
+KERNEL_PREFETCH_ROWS = "kernel.prefetch_rows"  # how many rows ahead the columns kernel prefetched; null for the others
 STEPS_PER_SWEEP = "kernel.steps_per_sweep"
 CONFIG_KERNEL = "config.stencil.kernel"
 CONFIG_SWEEP_STEPS = "config.blocking.steps"
@@ -95,7 +96,7 @@ RUN_KEY_PATHS = (STATUS, MPOINTS_PER_SECOND, SECONDS, VERIFICATION_STATUS, PLACE
                  HALO_MODE, HALO_EXPOSED_FRACTION, JITTER, NOISE_AMPLIFICATION, PER_STEP_MAX, PER_STEP_MEDIAN,
                  STEP_P50, STEP_P99, STEP_MAX, FIELD_IO_SECONDS, UPDATED_POINTS_PER_STEP, MACHINE_SUMMARY, CPU_MODEL,
                  KERNEL_NAME, STEPS_PER_SWEEP, CONFIG_KERNEL, CONFIG_SWEEP_STEPS, STENCIL_RADIUS, STENCIL_PRECISION,
-                 BYTES_PER_POINT, KERNEL_BLOCKS)
+                 BYTES_PER_POINT, KERNEL_BLOCKS, KERNEL_PREFETCH_ROWS)
 
 MISSING = object()
 

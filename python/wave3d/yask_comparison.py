@@ -123,6 +123,12 @@ class Wave3dRun:
     blocks: list
     steps_per_sweep: int
     bytes_per_point: int
+    prefetch_rows: int = None  # the columns kernel's prefetch distance; None for the other kernels
+
+    def kernel_text(self):
+        """'columns, 0x64x16, prefetch 3, T 1': the kernel, blocks, prefetch distance (where it has one) and T."""
+        prefetch = "" if self.prefetch_rows is None else f", prefetch {self.prefetch_rows}"
+        return f"{self.kernel}, {'x'.join(map(str, self.blocks))}{prefetch}, T {self.steps_per_sweep}"
 
 
 def _read_document(path, document_format, oldest=1):
@@ -149,7 +155,7 @@ def read_wave3d_run(run_dir):
     missing = [key for key, value in values.items() if value is None]
     if missing:
         raise ComparisonError(f"{path} has no {', '.join(missing)}")
-    return Wave3dRun(*values.values())
+    return Wave3dRun(*values.values(), prefetch_rows=files.lookup(doc, files.KERNEL_PREFETCH_ROWS))
 
 
 def read_triad(stream_json, threads):
@@ -203,12 +209,12 @@ def format_table(rounds, case):
              "bound = triad GB/s (mean of before and after) x 1000 / bytes per point",
              "",
              f"{'round':>5} {'triad GB/s':>15} {'bound':>7} {'YASK':>7} {'of bound':>8} {'wave3d':>7} {'of bound':>8} "
-             f"{'wave3d/YASK':>11}  wave3d kernel, blocks, T"]
+             f"{'wave3d/YASK':>11}  wave3d kernel, blocks, prefetch rows, T"]
     for i, r in enumerate(rounds, 1):
         w = r.wave3d
         lines.append(f"{i:>5} {r.triad_before:>7.1f}/{r.triad_after:<7.1f} {r.bound:>7.0f} {r.yask:>7.0f} "
                      f"{r.yask / r.bound:>8.3f} {w.mpoints_per_second:>7.0f} {w.mpoints_per_second / r.bound:>8.3f} "
-                     f"{r.ratio:>11.2f}  {w.kernel}, {'x'.join(map(str, w.blocks))}, {w.steps_per_sweep}")
+                     f"{r.ratio:>11.2f}  {w.kernel_text()}")
     s = summary(rounds)
     lines.append(f"{'median':>5} {'':>15} {'':>7} {s['yask_mpoints_per_second']:>7.0f} "
                  f"{s['yask_fraction_of_bound']:>8.3f} "
@@ -224,7 +230,8 @@ def document(rounds, case):
     doc["rounds"] = [{"triad_before_gbytes_per_second": r.triad_before, "triad_after_gbytes_per_second": r.triad_after,
                       "bound_mpoints_per_second": r.bound, "yask_mpoints_per_second": r.yask,
                       "wave3d_mpoints_per_second": r.wave3d.mpoints_per_second, "wave3d_kernel": r.wave3d.kernel,
-                      "wave3d_blocks": r.wave3d.blocks, "wave3d_steps_per_sweep": r.wave3d.steps_per_sweep,
+                      "wave3d_blocks": r.wave3d.blocks, "wave3d_prefetch_rows": r.wave3d.prefetch_rows,
+                      "wave3d_steps_per_sweep": r.wave3d.steps_per_sweep,
                       "bytes_per_point": r.wave3d.bytes_per_point} for r in rounds]
     doc["summary"] = summary(rounds)
     return doc

@@ -82,6 +82,8 @@ def main():
                    f"round {i}: wave3d ran {run['config']['grid']}, not 16 + 2R points with the zero boundary")
             expect(run["kernel"]["tuning"]["cache_file"] == str((work / "ok" / "blocking.json").resolve()),
                    f"round {i}: tuning cache {run['kernel']['tuning']['cache_file']}, not the work directory's")
+            expect(r["wave3d_prefetch_rows"] == run["kernel"]["prefetch_rows"],
+                   f"round {i}: prefetch rows {r['wave3d_prefetch_rows']}, run.json {run['kernel']['prefetch_rows']}")
         expect("median" in done.stdout and "wave3d/YASK" in done.stdout, f"no table:\n{done.stdout}")
         calls = [json.loads(line) for line in (bin_dir / "calls.jsonl").read_text().splitlines()]
         expect(len(calls) == 3, f"YASK ran {len(calls)} times, not 3 (its tuner, 2 rounds): {calls}")

@@ -84,7 +84,7 @@ class Commands(unittest.TestCase):
 
 class Rounds(unittest.TestCase):
     def round(self, triad_before, triad_after, yask, wave3d):
-        return yc.Round(triad_before, triad_after, yask, yc.Wave3dRun(wave3d, "columns", [0, 64, 16], 1, 16))
+        return yc.Round(triad_before, triad_after, yask, yc.Wave3dRun(wave3d, "columns", [0, 64, 16], 1, 16, 3))
 
     def test_bound_from_the_mean_triad_and_the_bytes_per_point(self):
         r = self.round(60.0, 70.0, 1500.0, 3000.0)
@@ -103,7 +103,8 @@ class Rounds(unittest.TestCase):
                                          "yask_arch": "avx512", "yask_blocks": [96, 28, 80],
                                          "yask_blocks_from": "given", "yask_trials": 3, "cache": "c.json"})
         self.assertRegex(table, r"median +1000 +0\.500 +2000 +0\.500 +1\.50")
-        self.assertIn("columns, 0x64x16, 1", table)
+        self.assertIn("columns, 0x64x16, prefetch 3, T 1", table)
+        self.assertEqual(yc.Wave3dRun(1.0, "blocked", [0, 16, 16], 2, 16).kernel_text(), "blocked, 0x16x16, T 2")
 
 
 class Files(unittest.TestCase):
