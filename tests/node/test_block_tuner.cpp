@@ -713,7 +713,8 @@ TEST(BlockTuner, GivenBlockSizesKeepTheConfiguredKernel) {
 }
 
 // blocking.prefetch_rows = "auto": where the z columns are chosen, every distance is measured with the
-// chosen blocks (the rule's among them), and the choice is the best median over all candidates.
+// blocks chosen by then (the rule's among them), and the choice is the best median over all candidates
+// (on a busy machine the leaders measured again may then put other blocks first).
 // Given, every candidate runs with the distance given; other kernels are not searched for one.
 TEST(BlockTuner, SearchesThePrefetchDistanceOfTheChosenColumns) {
   if (!column_window_fits_registers(2)) GTEST_SKIP() << "the z columns do not run at R = 2 in this build";
@@ -726,14 +727,16 @@ TEST(BlockTuner, SearchesThePrefetchDistanceOfTheChosenColumns) {
   const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget, same_time);
   ASSERT_FALSE(out.budget_spent);
   std::map<CandidateKey, std::vector<double>> rates;
-  std::set<int> distances_of_the_chosen_blocks;
+  std::map<Index3, std::set<int>> distances_per_size;
   for (const TuningMeasurement& m : out.measured) {
     rates[candidate_key(m.variant, m.blocking)].push_back(m.mpoints_per_second);
     EXPECT_GE(m.blocking.prefetch_rows, 1);
     EXPECT_LE(m.blocking.prefetch_rows, kMaxPrefetchRows);
-    if (m.blocking.size == out.blocking.size) distances_of_the_chosen_blocks.insert(m.blocking.prefetch_rows);
+    distances_per_size[m.blocking.size].insert(m.blocking.prefetch_rows);
   }
-  EXPECT_EQ(distances_of_the_chosen_blocks, (std::set<int>{1, 2, 3, 4}));
+  const auto all_distances = std::count_if(distances_per_size.begin(), distances_per_size.end(),
+                                           [](const auto& d) { return d.second == std::set<int>{1, 2, 3, 4}; });
+  EXPECT_EQ(all_distances, 1);  // one block size, the one chosen before the distance was searched
   // The block sizes are searched with the rule's distance, before the distance is.
   EXPECT_EQ(out.measured.front().blocking.prefetch_rows, default_prefetch_rows(c.grid.radius));
   const double chosen = median_of(rates.at(candidate_key(out.variant, out.blocking)));
