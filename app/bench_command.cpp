@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "app/bench_layout.hpp"
 #include "app/bench_measure.hpp"
 #include "app/bench_options.hpp"
 #include "app/command_provenance.hpp"
@@ -240,6 +241,7 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
   if (alone != MPI_COMM_NULL) MPI_Comm_free(&alone);
   // 2. With several ranks: all of them, one thread each, on the same grid, compared with one rank
   //    running as many threads (the layout question: ranks or threads?), at every T.
+  std::vector<LayoutComparison> layouts;
   if (size > 1) {
     for (int sweep_steps : sweep_step_list(o.sweep_steps)) {
       set_sweep_steps(settings.stencil, sweep_steps);
@@ -262,13 +264,15 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
             all.steps_per_sweep > 1
                 ? fmt::format(", {} temporal halo", enum_name(all.temporal_halo))
                 : "";
+        const LayoutComparison layout = compare_layouts(all, c);
         fmt::print("\nlayout: {} ranks x 1 thread ({} x {} x {} process grid) reach {:.3f} x the throughput of 1 rank x "
                    "{} threads at T = {}; exposed halo (pack + wait + unpack) {:.1f} % of the step ({} halo, progress "
-                   "{}{})\n",
-                   size, all.process_grid[0], all.process_grid[1], all.process_grid[2],
-                   all.stencil_mpoints.median / c.stencil_mpoints.median, size, steps,
-                   100 * all.halo_exposed_fraction.value_or(0.0), enum_name(settings.stencil.parallel.halo),
-                   enum_name(settings.stencil.parallel.progress), across_ranks);
+                   "{}{})\n{}\n",
+                   size, all.process_grid[0], all.process_grid[1], all.process_grid[2], layout.throughput_ratio,
+                   size, steps, 100 * all.halo_exposed_fraction.value_or(0.0),
+                   enum_name(settings.stencil.parallel.halo), enum_name(settings.stencil.parallel.progress),
+                   across_ranks, bound_ratio_text(layout));
+        layouts.push_back(layout);
       }
     }
   }
@@ -289,6 +293,9 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
           settings.stencil.tune.size ? nlohmann::json("auto") : nlohmann::json(settings.stencil.blocking.size);
       nlohmann::json doc = {{"grid", n}, {"radius", o.radius}, {"precision", o.precision}, {"blocks", blocks}, {"cases", nlohmann::json::array()}};
       for (const BenchCase& c : cases) doc["cases"].push_back(to_json(c));
+      // With several ranks: each --sweep-steps entry's ranks against threads (empty on one rank).
+      doc["layouts"] = nlohmann::json::array();
+      for (const LayoutComparison& layout : layouts) doc["layouts"].push_back(to_json(layout));
       write_json_document(o.json, kBenchFormat, "bench", command_provenance(comm, command_line, started),
                           std::move(doc));
     }

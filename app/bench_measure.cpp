@@ -100,10 +100,12 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   c.ranks = ranks;
   c.threads_per_rank = threads;
 
-  // Triad on every rank at once, as the stencil will load the memory system; the node's bandwidth is
-  // the sum over the ranks of the rates (worst, median, best).
-  StreamOptions stream{s.stream_elements / static_cast<std::size_t>(ranks), threads, InitPolicy::first_touch,
-                       s.stream_repetitions};
+  // Triad on every rank at once, as the stencil will load the memory system, each kernel started on all
+  // ranks together: a repetition moves every rank's arrays in the slowest rank's time, and the rates
+  // (worst, median, best) are those of the repetitions so taken.
+  const std::size_t elements_per_rank = s.stream_elements / static_cast<std::size_t>(ranks);
+  StreamOptions stream{elements_per_rank, threads, InitPolicy::first_touch, s.stream_repetitions};
+  stream.in_step_with_others = [comm](bool ok) { return mpi::allreduce_and(comm, ok); };
   std::optional<HwlocTopology> hwloc;
   // The triad's arrays get the pages the stencil's fields get, so that the bound compares like with like.
   stream.before_first_touch = [&](void* data, std::size_t bytes) {
@@ -118,9 +120,11 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
       result = run_stream(stream);
       if (!result.valid) throw std::runtime_error("STREAM validation failed: " + result.error);
     });
-    const KernelBandwidth& triad = result[StreamKernel::triad];
-    return Spread{mpi::allreduce_sum(comm, triad.worst_gbs), mpi::allreduce_sum(comm, triad.median_gbs),
-                  mpi::allreduce_sum(comm, triad.best_gbs)};
+    std::vector<double> slowest = result[StreamKernel::triad].seconds;
+    for (double& seconds : slowest) seconds = mpi::allreduce_max(comm, seconds);
+    const KernelBandwidth triad =
+        kernel_bandwidth(StreamKernel::triad, std::move(slowest), elements_per_rank * static_cast<std::size_t>(ranks));
+    return Spread{triad.worst_gbs, triad.median_gbs, triad.best_gbs};
   };
   // The multiply-add peak on every rank at once too, in the stencil's precision: the compute bound.
   std::optional<double> peak;

@@ -112,22 +112,6 @@ double time_kernel(StreamKernel kernel, const Arrays& x, int threads) {
   return std::max(omp_get_wtime() - t0, omp_get_wtick());
 }
 
-KernelBandwidth summarise(StreamKernel kernel, std::vector<double> seconds, std::size_t elements) {
-  KernelBandwidth k;
-  k.kernel = kernel;
-  k.bytes_per_element = stream_bytes_per_element(kernel);
-  const double bytes = static_cast<double>(k.bytes_per_element) * static_cast<double>(elements);
-  std::vector<double> rates;
-  for (double s : seconds) rates.push_back(bytes / s * 1e-9);
-  std::sort(rates.begin(), rates.end());
-  const std::size_t m = rates.size();
-  k.best_gbs = rates.back();
-  k.worst_gbs = rates.front();
-  k.median_gbs = m % 2 == 1 ? rates[m / 2] : 0.5 * (rates[m / 2 - 1] + rates[m / 2]);
-  k.seconds = std::move(seconds);
-  return k;
-}
-
 void check_options(const StreamOptions& o) {
   if (o.elements == 0) throw std::invalid_argument("stream: elements must be positive");
   if (o.elements > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max()) / sizeof(double))
@@ -205,6 +189,22 @@ std::string stream_check(const double* a, const double* b, const double* c, std:
   return {};
 }
 
+KernelBandwidth kernel_bandwidth(StreamKernel kernel, std::vector<double> seconds, std::size_t elements) {
+  KernelBandwidth k;
+  k.kernel = kernel;
+  k.bytes_per_element = stream_bytes_per_element(kernel);
+  const double bytes = static_cast<double>(k.bytes_per_element) * static_cast<double>(elements);
+  std::vector<double> rates;
+  for (double s : seconds) rates.push_back(bytes / s * 1e-9);
+  std::sort(rates.begin(), rates.end());
+  const std::size_t m = rates.size();
+  k.best_gbs = rates.back();
+  k.worst_gbs = rates.front();
+  k.median_gbs = m % 2 == 1 ? rates[m / 2] : 0.5 * (rates[m / 2 - 1] + rates[m / 2]);
+  k.seconds = std::move(seconds);
+  return k;
+}
+
 StreamResult run_stream(const StreamOptions& options) {
   check_options(options);
   StreamResult result;
@@ -212,16 +212,25 @@ StreamResult run_stream(const StreamOptions& options) {
   result.bytes_per_array = options.elements * sizeof(double);
   result.threads = threads_granted(options.threads);
 
+  const auto all_in_step = [&](bool ok) { return !options.in_step_with_others || options.in_step_with_others(ok); };
   // Fresh arrays every run: the placement must be the one this run's threads and policy produce.
-  const Arrays arrays(options.elements);
-  if (options.before_first_touch)
-    for (const AlignedBuffer* buffer : {&arrays.buf_a, &arrays.buf_b, &arrays.buf_c})
-      options.before_first_touch(buffer->data(), buffer->bytes());
-  initialise(arrays, options.policy, options.threads);
+  std::optional<Arrays> made;
+  try {
+    made.emplace(options.elements);
+    if (options.before_first_touch)
+      for (const AlignedBuffer* buffer : {&made->buf_a, &made->buf_b, &made->buf_c})
+        options.before_first_touch(buffer->data(), buffer->bytes());
+    initialise(*made, options.policy, options.threads);
+  } catch (...) {
+    (void)all_in_step(false);
+    throw;
+  }
+  const Arrays& arrays = *made;
 
   std::array<std::vector<double>, 4> seconds;
   for (int r = 0; r < options.repetitions; ++r) {
     for (StreamKernel k : stream_kernels) {
+      if (!all_in_step(true)) throw std::runtime_error("stream: another process measuring at once could not go on");
       const double t = time_kernel(k, arrays, options.threads);
       if (r > 0) seconds[static_cast<std::size_t>(k)].push_back(t);  // repetition 0 warms caches and TLB
     }
@@ -232,7 +241,7 @@ StreamResult run_stream(const StreamOptions& options) {
   result.valid = result.error.empty();
   for (StreamKernel k : stream_kernels) {
     KernelBandwidth& out = result.kernels[static_cast<std::size_t>(k)];
-    out = summarise(k, std::move(seconds[static_cast<std::size_t>(k)]), options.elements);
+    out = kernel_bandwidth(k, std::move(seconds[static_cast<std::size_t>(k)]), options.elements);
     if (!result.valid) out.best_gbs = out.median_gbs = out.worst_gbs = std::numeric_limits<double>::quiet_NaN();
   }
   return result;

@@ -38,6 +38,13 @@ struct StreamOptions {
   // If set, called on each array after it is allocated and before it is first written, e.g. to bind its
   // pages to a NUMA node.
   std::function<void(void* data, std::size_t bytes)> before_first_touch{};
+  // For several processes measuring at once (bench's ranks): if set, called before each timed kernel
+  // with whether this process is fine (false once, when its arrays could not be made, just before it
+  // throws), returning whether every process is; e.g. an allreduce of the flags over the processes.
+  // Their kernels then start together, so that each repetition's slowest time describes the memory
+  // they share (processes timing alone, out of step, each see it partly idle and add up to more than it
+  // gives), and one process's failure stops the others instead of leaving them waiting.
+  std::function<bool(bool ok)> in_step_with_others{};
 };
 
 struct KernelBandwidth {
@@ -49,6 +56,9 @@ struct KernelBandwidth {
   double worst_gbs = 0.0;
   std::vector<double> seconds;  // the kept repetitions' times, in run order
 };
+
+// The rates of `kernel` from the kept repetitions' times over `elements` per array: best, median, worst.
+KernelBandwidth kernel_bandwidth(StreamKernel kernel, std::vector<double> seconds, std::size_t elements);
 
 struct StreamResult {
   StreamOptions options;

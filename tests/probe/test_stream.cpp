@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "probe/stream.hpp"
@@ -75,6 +76,54 @@ TEST(Stream, RejectsBadOptions) {
   o = small(InitPolicy::first_touch);
   o.repetitions = 1;  // nothing would be left after the warm-up
   EXPECT_THROW(run_stream(o), std::invalid_argument);
+}
+
+// Processes measuring at once: every timed kernel (warm-up included) is preceded by a call of the
+// hook, with "fine" from this process.
+TEST(Stream, EveryKernelWaitsForTheOthersInStep) {
+  StreamOptions o = small(InitPolicy::first_touch);
+  int calls = 0;
+  bool all_fine = true;
+  o.in_step_with_others = [&](bool ok) {
+    ++calls;
+    all_fine = all_fine && ok;
+    return true;
+  };
+  expect_sane(run_stream(o));
+  EXPECT_EQ(calls, o.repetitions * static_cast<int>(stream_kernels.size()));
+  EXPECT_TRUE(all_fine);
+}
+
+// Another process that cannot go on stops this one at its next kernel instead of letting it measure
+// alone (its partners would wait for it forever).
+TEST(Stream, StopsWhenAnotherProcessCannotGoOn) {
+  StreamOptions o = small(InitPolicy::first_touch);
+  int calls = 0;
+  o.in_step_with_others = [&](bool) { return ++calls < 3; };
+  EXPECT_THROW(run_stream(o), std::runtime_error);
+  EXPECT_EQ(calls, 3);
+}
+
+// Where this process cannot make its arrays, it tells the others (false) once before it throws, so
+// that they stop too.
+TEST(Stream, TellsTheOthersWhenItsArraysCannotBeMade) {
+  StreamOptions o = small(InitPolicy::first_touch);
+  std::vector<bool> told;
+  o.before_first_touch = [](void*, std::size_t) { throw std::runtime_error("pages cannot be bound"); };
+  o.in_step_with_others = [&](bool ok) {
+    told.push_back(ok);
+    return ok;
+  };
+  EXPECT_THROW(run_stream(o), std::runtime_error);
+  EXPECT_EQ(told, std::vector<bool>{false});
+}
+
+// The rates of a kernel from its times: what bench gives the ranks' slowest times per repetition.
+TEST(Stream, KernelBandwidthFromTimes) {
+  const KernelBandwidth k = kernel_bandwidth(StreamKernel::triad, {2.0, 1.0, 4.0}, 1'000'000'000);
+  EXPECT_DOUBLE_EQ(k.best_gbs, 24.0);
+  EXPECT_DOUBLE_EQ(k.median_gbs, 12.0);
+  EXPECT_DOUBLE_EQ(k.worst_gbs, 6.0);
 }
 
 TEST(StreamCheck, AcceptsTheExpectedValues) {

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""`wave3d bench --json` on several ranks: for each --sweep-steps entry the document's "layouts" holds
+the ranks against the threads as the throughput ratio and as the ratio of each case's fraction of its
+own bandwidth bound, with both cases' triads and whether they agree within 10 %; the values follow
+from the two cases in "cases", and stdout has the layout line and the line with the bound ratio, which
+says so where the triads disagree.
+
+usage: check_bench_layouts_json.py --work DIR -- LAUNCHER... WAVE3D
+"""
+import argparse
+import json
+import pathlib
+import subprocess
+import sys
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--work", required=True)
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    work = pathlib.Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    out = work / "bench.json"
+    cmd = command + ["bench", "--grid", "48", "--steps", "2", "--repetitions", "2", "--threads", "2",
+                     "--sweep-steps", "1,2", "--json", str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=200)
+    if proc.returncode != 0:
+        sys.exit(f"FAIL: {' '.join(cmd)} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
+    doc = json.loads(out.read_text())
+    layouts = doc["layouts"]
+    if [l["steps_per_sweep_requested"] for l in layouts] != [1, 2]:
+        sys.exit(f"FAIL: layouts for {[l['steps_per_sweep_requested'] for l in layouts]}, expected [1, 2]")
+    disagreeing = 0
+    for layout in layouts:
+        steps = layout["steps_per_sweep_requested"]
+        def case(ranks, threads):
+            return next(c for c in doc["cases"] if c["ranks"] == ranks and c["threads_per_rank"] == threads
+                        and c["steps_per_sweep_requested"] == steps)
+        ranks, threads = case(2, 1), case(1, 2)
+        rate = lambda c: c["stencil_mpoints_per_second"]["median"]
+        if not close(layout["throughput_ratio"], rate(ranks) / rate(threads)):
+            sys.exit(f"FAIL: T = {steps}: throughput ratio {layout['throughput_ratio']}")
+        fractions = ranks["fraction_of_bandwidth_bound"] / threads["fraction_of_bandwidth_bound"]
+        if not close(layout["bound_fraction_ratio"], fractions):
+            sys.exit(f"FAIL: T = {steps}: bound ratio {layout['bound_fraction_ratio']}, expected {fractions}")
+        triad_ranks = ranks["triad_gbytes_per_second"]["median"]
+        triad_threads = threads["triad_gbytes_per_second"]["median"]
+        if not (close(layout["triad_across_ranks_gbytes_per_second"], triad_ranks)
+                and close(layout["triad_in_one_rank_gbytes_per_second"], triad_threads)):
+            sys.exit(f"FAIL: T = {steps}: triads {layout}")
+        agree = abs(triad_ranks - triad_threads) <= 0.10 * triad_threads
+        if layout["triads_agree"] != agree:
+            sys.exit(f"FAIL: T = {steps}: triads {triad_ranks} and {triad_threads} GB/s, agree {layout['triads_agree']}")
+        disagreeing += 0 if agree else 1
+        line = (f"reach {layout['throughput_ratio']:.3f} x the throughput of 1 rank x 2 threads at T = {steps};")
+        bound_line = f"against each layout's own bandwidth bound: {layout['bound_fraction_ratio']:.3f} (triad {triad_ranks:.2f}"
+        if line not in proc.stdout or bound_line not in proc.stdout:
+            sys.exit(f"FAIL: T = {steps}: no '{line}' and '{bound_line}' on stdout\n{proc.stdout}")
+    said = proc.stdout.count("the memory changed its pace between the two cases")
+    if said != disagreeing:
+        sys.exit(f"FAIL: {disagreeing} layouts whose triads disagree, {said} lines saying so\n{proc.stdout}")
+    print(f"OK: {len(layouts)} layouts, {disagreeing} with the triads apart")
+
+
+if __name__ == "__main__":
+    main()
