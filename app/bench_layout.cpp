@@ -31,8 +31,8 @@ std::string bound_ratio_text(const LayoutComparison& layout) {
       layout.bound_fraction_ratio, layout.triad_across_ranks_gbytes, layout.ranks, layout.triad_in_one_rank_gbytes,
       layout.ranks);
   if (!layout.triads_agree)
-    text += "; the triads differ by more than 10 %: the memory changed its pace between the two cases, and the "
-            "throughput ratio above measures that as much as the layout";
+    text += "; the triads differ by more than 10 %: the memory's pace moved between the cases, or the layouts draw "
+            "different bandwidth from it; the throughput ratio includes that difference, this one does not";
   return text;
 }
 

@@ -2,12 +2,13 @@
 // Ranks or threads: P ranks x 1 thread against 1 rank x P threads on the same grid at the same
 // --sweep-steps entry, as bench prints and writes it.
 //
-// Why two ratios: each case measures its own triad just before its stencil, and on a shared or
-// virtual node the memory's pace can move between the two cases by tens of percent. The ratio of
-// the throughputs then measures that move as much as the layout; the ratio of each case's fraction of
-// its own bandwidth bound takes the memory's state out for a stencil bound by memory. Where the two
-// triads agree (within 10 %, as the before/after check of a case) the two ratios tell the same; where
-// they do not, bench says so and names both triads.
+// Why two ratios: each case measures its own triad just before its stencil. On a shared or virtual
+// node the memory's pace can move between the two cases by tens of percent, and the layouts may draw
+// different bandwidth from it (on a 2-core AMD EPYC VM, two processes' triads added up to 1.15-1.25x
+// the triad of two threads of one process, each measured alone). The ratio of the throughputs
+// includes either difference; the ratio of each case's fraction of its own bandwidth bound does not.
+// Where the two triads agree (within 10 %, as the before/after check of a case) the two ratios tell
+// the same; where they do not, bench says so and names both triads.
 #include <array>
 #include <optional>
 #include <string>

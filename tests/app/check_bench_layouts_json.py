@@ -62,7 +62,7 @@ def main():
         bound_line = f"against each layout's own bandwidth bound: {layout['bound_fraction_ratio']:.3f} (triad {triad_ranks:.2f}"
         if line not in proc.stdout or bound_line not in proc.stdout:
             sys.exit(f"FAIL: T = {steps}: no '{line}' and '{bound_line}' on stdout\n{proc.stdout}")
-    said = proc.stdout.count("the memory changed its pace between the two cases")
+    said = proc.stdout.count("the triads differ by more than 10 %")
     if said != disagreeing:
         sys.exit(f"FAIL: {disagreeing} layouts whose triads disagree, {said} lines saying so\n{proc.stdout}")
     print(f"OK: {len(layouts)} layouts, {disagreeing} with the triads apart")
