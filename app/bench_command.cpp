@@ -127,8 +127,7 @@ nlohmann::json to_json(const BenchCase& c) {
           {"prefetch_rows", c.prefetch_rows ? nlohmann::json(*c.prefetch_rows) : nlohmann::json(nullptr)},
           {"tuning", c.tuning},
           {"steps_per_sweep", c.steps_per_sweep},
-          {"steps_per_sweep_requested",
-           c.steps_requested == kTunedSweepSteps ? nlohmann::json("auto") : nlohmann::json(c.steps_requested)},
+          {"steps_per_sweep_requested", sweep_steps_json(c.steps_requested)},
           {"temporal_blocking_notice", c.sweep_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.sweep_notice)},
           {"temporal_halo", c.ranks > 1 && c.steps_per_sweep > 1 ? nlohmann::json(enum_name(c.temporal_halo))
                                                                  : nlohmann::json(nullptr)},
@@ -269,7 +268,7 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
                    "{} threads at T = {}; exposed halo (pack + wait + unpack) {:.1f} % of the step ({} halo, progress "
                    "{}{})\n{}\n",
                    size, all.process_grid[0], all.process_grid[1], all.process_grid[2], layout.throughput_ratio,
-                   size, steps, 100 * all.halo_exposed_fraction.value_or(0.0),
+                   size, steps, 100 * layout.halo_exposed_fraction.value_or(0.0),
                    enum_name(settings.stencil.parallel.halo), enum_name(settings.stencil.parallel.progress),
                    across_ranks, bound_ratio_text(layout));
         layouts.push_back(layout);

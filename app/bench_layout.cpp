@@ -39,9 +39,7 @@ std::string bound_ratio_text(const LayoutComparison& layout) {
 nlohmann::json to_json(const LayoutComparison& layout) {
   return {{"ranks", layout.ranks},
           {"process_grid", layout.process_grid},
-          {"steps_per_sweep_requested", layout.steps_requested == kTunedSweepSteps
-                                            ? nlohmann::json("auto")
-                                            : nlohmann::json(layout.steps_requested)},
+          {"steps_per_sweep_requested", sweep_steps_json(layout.steps_requested)},
           {"steps_per_sweep_across_ranks", layout.steps_across_ranks},
           {"steps_per_sweep_in_one_rank", layout.steps_in_one_rank},
           {"throughput_ratio", layout.throughput_ratio},

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "config/run_config.hpp"
 
@@ -21,6 +22,11 @@ std::optional<std::array<std::int64_t, 3>> given_blocking(std::string_view text)
 // the order written. Throws std::invalid_argument naming the bad entry.
 inline constexpr int kTunedSweepSteps = 0;
 std::vector<int> sweep_step_list(std::string_view text);
+
+// A --sweep-steps entry as the JSON documents write it: the count, or "auto" for kTunedSweepSteps.
+inline nlohmann::json sweep_steps_json(int steps) {
+  return steps == kTunedSweepSteps ? nlohmann::json("auto") : nlohmann::json(steps);
+}
 
 // Sets T in `config`: blocking.steps, or blocking.steps = "auto" for kTunedSweepSteps.
 void set_sweep_steps(RunConfig& config, int steps);
