@@ -3,7 +3,7 @@
 it, the bound and the fraction against each, and whether the two triads agree within 10 %; the values
 follow from one another as the header says, and a row that disagrees has its line on stdout. Each
 case's speed-up, and the triad's beside it, are against the case of one thread, and the row prints
-both.
+both. The RSS growth over the fields is the run's own, without the triad's arrays.
 
 usage: check_bench_json.py --wave3d BIN --work DIR
 """
@@ -61,6 +61,15 @@ def main():
         row = f" {speedup:.2f} ({triad:.2f}) "
         if row not in proc.stdout:
             sys.exit(f"FAIL: no row with the speed-up{row}on stdout\n{proc.stdout}")
+    # The peak RSS is the run's: the fields and what the run allocates besides them, not the STREAM
+    # arrays the triad uses before the first step and frees (each at least as big as the fields here).
+    for c in cases:
+        growth = c["rss_growth_over_fields"]
+        if growth is not None and not growth < 2.0:
+            sys.exit(f"FAIL: RSS grew by {growth} x the fields in the {c['threads_per_rank']}-thread case: "
+                     "the triad's arrays counted as the run's")
+        if growth is not None and f"RSS grew by {growth:.3f} x" not in proc.stdout:
+            sys.exit(f"FAIL: no memory line with the RSS growth {growth:.3f} on stdout\n{proc.stdout}")
     if moved_lines != moved_cases:
         sys.exit(f"FAIL: {moved_cases} cases whose triads disagree, {moved_lines} lines saying so\n{proc.stdout}")
     print(f"OK: {len(cases)} cases, {moved_cases} with the memory's pace moved")
