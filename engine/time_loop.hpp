@@ -23,7 +23,8 @@ struct LoopSetup {
   std::int64_t work_blocks = 0;  // cache blocks each sweep of the kernel hands out to this rank's threads
 };
 // Called collectively on every rank before the first step (the binding audit and the header); it may
-// end the run by throwing mpi::CollectiveError.
+// end the run by throwing mpi::CollectiveError. Memory it uses and frees again (the bench's STREAM
+// arrays) is not counted in the run's peak RSS.
 using BeforeLoop = std::function<void(const LoopSetup&)>;
 
 // field_io: where snapshots and checkpoints go (a command without a run directory passes none and
