@@ -61,11 +61,12 @@ def main():
         row = f" {speedup:.2f} ({triad:.2f}) "
         if row not in proc.stdout:
             sys.exit(f"FAIL: no row with the speed-up{row}on stdout\n{proc.stdout}")
-    # The peak RSS is the run's: the fields and what the run allocates besides them, not the STREAM
-    # arrays the triad uses before the first step and frees (each at least as big as the fields here).
+    # The peak RSS is the run's: the fields and what the run allocates besides them (a few MiB more
+    # under the sanitizers' allocator), not the STREAM arrays the triad uses before the first step and
+    # frees (at least 64 MiB each against 3 MiB of fields here: a growth above 20).
     for c in cases:
         growth = c["rss_growth_over_fields"]
-        if growth is not None and not growth < 2.0:
+        if growth is not None and not growth < 10.0:
             sys.exit(f"FAIL: RSS grew by {growth} x the fields in the {c['threads_per_rank']}-thread case: "
                      "the triad's arrays counted as the run's")
         if growth is not None and f"RSS grew by {growth:.3f} x" not in proc.stdout:
