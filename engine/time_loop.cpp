@@ -310,9 +310,10 @@ RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldI
   // The hook may use memory of its own and free it again (the bench's STREAM arrays, several times the
   // fields of a small grid): the peak RSS reported is the run's, the set-up's peak before the hook and
   // the loop's after it. Where the high-water mark cannot be reset after the hook, it is not reported.
-  std::optional<std::uint64_t> set_up_peak_rss = peak_rss_bytes();
+  std::optional<std::uint64_t> set_up_peak_rss;  // read only where a hook runs: else the loop's peak holds it
   bool peak_rss_known = true;
   if (before_loop) {
+    set_up_peak_rss = peak_rss_bytes();
     before_loop(LoopSetup{run.ranks.progress(), block_count(run.fields.solver->update_region(), run.config.blocking)});
     peak_rss_known = reset_peak_rss();
   }
@@ -322,8 +323,9 @@ RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldI
   const StepTimes times = step_loop(run, driver, field_io, counters, comm, out);
   out.field_io = field_io.finish();
   out.counters = counters.gather(comm, out.steps_done, out.loop_seconds);
-  const std::optional<std::uint64_t> loop_peak_rss = peak_rss_bytes();
-  if (peak_rss_known && set_up_peak_rss && loop_peak_rss) out.peak_rss = std::max(*set_up_peak_rss, *loop_peak_rss);
+  std::optional<std::uint64_t> peak_rss = peak_rss_bytes();
+  if (peak_rss && set_up_peak_rss) peak_rss = std::max(*peak_rss, *set_up_peak_rss);
+  if (peak_rss_known) out.peak_rss = peak_rss;
   if (run.ranks.progress_thread) out.progress_thread_cpu = run.ranks.progress_thread->observed_cpu();
   verify_and_gather(run, times, comm, out);
   return out;
