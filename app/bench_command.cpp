@@ -94,10 +94,30 @@ void print_case(const BenchCase& c) {
                c.blocks[2], c.prefetch_rows ? ", " + engine::prefetch_text(*c.prefetch_rows) : "",
                c.tuning_summary);
   if (!c.tuning_trial.empty()) fmt::print("{:>11}   tuning {}\n", "", c.tuning_trial);
+  if (c.cache_resident) {
+    const CacheResidentRate& in_cache = *c.cache_resident;
+    fmt::print("{:>11}   in cache: {:.1f} MPoints/s ({:.1f}-{:.1f}) on a {}^3 grid (fields {}{}), {:.3f} of the bw "
+               "bound; this row reached {:.3f} of that rate\n",
+               "", in_cache.mpoints.median, in_cache.mpoints.min, in_cache.mpoints.max, in_cache.edge,
+               format_bytes(in_cache.field_bytes), c.ranks > 1 ? " per rank" : "",
+               in_cache.mpoints.median / c.bandwidth_bound_mpoints,
+               c.stencil_mpoints.median / in_cache.mpoints.median);
+  }
   if (!c.triads_agree())
     fmt::print("{:>11}   memory bandwidth moved during this case: triad {:.2f} GB/s before the stencil, {:.2f} GB/s "
                "after it; against the bound after it the stencil reached {:.3f}\n",
                "", c.triad_gbytes.median, c.triad_after_gbytes.median, c.fraction_of_bandwidth_bound_after());
+}
+
+nlohmann::json cache_resident_json(const BenchCase& c) {
+  if (!c.cache_resident) return nullptr;
+  const CacheResidentRate& in_cache = *c.cache_resident;
+  return {{"grid", in_cache.edge},
+          {"field_bytes", in_cache.field_bytes},
+          {"stencil_mpoints_per_second",
+           {{"min", in_cache.mpoints.min}, {"median", in_cache.mpoints.median}, {"max", in_cache.mpoints.max}}},
+          {"fraction_of_bandwidth_bound", in_cache.mpoints.median / c.bandwidth_bound_mpoints},
+          {"case_fraction_of_cache_resident", c.stencil_mpoints.median / in_cache.mpoints.median}};
 }
 
 nlohmann::json to_json(const BenchCase& c) {
@@ -136,7 +156,8 @@ nlohmann::json to_json(const BenchCase& c) {
           {"bytes_per_point", c.bytes_per_point},
           {"speedup", optional(c.speedup)},
           {"triad_speedup", optional(c.triad_speedup)},
-          {"placement_audit", c.placement_audit}};
+          {"placement_audit", c.placement_audit},
+          {"cache_resident", cache_resident_json(c)}};
 }
 
 int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::string>& command_line,
@@ -156,6 +177,8 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
   settings.stencil.memory.huge_pages = !o.base_pages;
   settings.launch_cpus = launch_affinity();
   settings.strict_placement = o.strict_placement;
+  settings.cache_grid_edge = cache_resident_edge(
+      llc, o.radius, settings.stencil.precision == Precision::single ? sizeof(float) : sizeof(double), n);
   const std::vector<int> thread_counts =
       o.threads.empty() ? (omp_get_max_threads() > 1 ? std::vector<int>{1, omp_get_max_threads()} : std::vector<int>{1})
                         : parse_thread_list(o.threads);
@@ -204,6 +227,14 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
                settings.fma_peak_seconds, flops_per_point);
     fmt::print("  T = time steps per sweep (temporal blocking; the bounds are those of one step per sweep, which "
                "T > 1 can exceed)\n");
+    if (settings.cache_grid_edge)
+      fmt::print("  in cache = the row's case again just after it, on a {}^3 grid whose fields fit in half the LLC, "
+                 "one step per sweep with the row's kernel and blocks: the rate with the memory out of the way, which "
+                 "sweeps of T > 1 approach where every level but the first comes from cache\n",
+                 *settings.cache_grid_edge);
+    else
+      fmt::print("  in cache: not measured ({})\n",
+                 llc ? "not even a 16^3 grid's fields fit in half the LLC" : "the LLC's size is unknown here");
     fmt::print("  speedup = MPts med against 1 rank x 1 thread at the same T (in parentheses: the triad's against its "
                "triad)\n");
     fmt::print("\n{:>11} {:>3} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>7} {:>9} {:>7} {:>15}  {}\n", "ranks x thr", "T",
@@ -290,7 +321,9 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
     if (!o.json.empty()) {
       const nlohmann::json blocks =
           settings.stencil.tune.size ? nlohmann::json("auto") : nlohmann::json(settings.stencil.blocking.size);
-      nlohmann::json doc = {{"grid", n}, {"radius", o.radius}, {"precision", o.precision}, {"blocks", blocks}, {"cases", nlohmann::json::array()}};
+      nlohmann::json doc = {{"grid", n}, {"radius", o.radius}, {"precision", o.precision}, {"blocks", blocks},
+                            {"last_level_cache_bytes", llc ? nlohmann::json(*llc) : nlohmann::json(nullptr)},
+                            {"cases", nlohmann::json::array()}};
       for (const BenchCase& c : cases) doc["cases"].push_back(to_json(c));
       // With several ranks: each --sweep-steps entry's ranks against threads (empty on one rank).
       doc["layouts"] = nlohmann::json::array();

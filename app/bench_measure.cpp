@@ -19,6 +19,7 @@
 #include "runtime/bind_threads.hpp"
 #include "runtime/machine_info.hpp"
 #include "runtime/statistics.hpp"
+#include "solver/wave_solver.hpp"
 #include "stencil/kernel.hpp"
 
 namespace wave3d::app {
@@ -34,20 +35,50 @@ Spread spread_of(std::vector<double> values) {
 }
 
 // MPoints/s of each timed repetition: the slowest rank's time for the repetition's steps.
-std::vector<double> repetition_rates(const RunOutcome& outcome, const BenchSettings& s) {
+std::vector<double> repetition_rates(const RunOutcome& outcome, int repetitions, int steps_per_repetition) {
   std::vector<double> rates;
   const std::size_t total = outcome.step_times.front().phase_index("total");
-  for (int rep = 1; rep <= s.repetitions; ++rep) {  // repetition 0 is the warm-up
+  for (int rep = 1; rep <= repetitions; ++rep) {  // repetition 0 is the warm-up
     double slowest = 0.0;
     for (const StepTimes& rank_times : outcome.step_times) {
       double seconds = 0.0;
-      for (int step = rep * s.steps_per_repetition; step < (rep + 1) * s.steps_per_repetition; ++step)
+      for (int step = rep * steps_per_repetition; step < (rep + 1) * steps_per_repetition; ++step)
         seconds += rank_times.at(step, total);
       slowest = std::max(slowest, seconds);
     }
-    rates.push_back(static_cast<double>(outcome.updated_points) * s.steps_per_repetition / slowest / 1e6);
+    rates.push_back(static_cast<double>(outcome.updated_points) * steps_per_repetition / slowest / 1e6);
   }
   return rates;
+}
+
+// The case's kernel and blocks at one step per sweep on an edge^3 grid that fits in the caches, with
+// as many points x steps per repetition as the case (at least its steps), so that it takes about as
+// long. Collective over comm; the rates on rank 0.
+CacheResidentRate measure_cache_resident(const BenchSettings& s, const RunConfig& measured, const RunOutcome& outcome,
+                                         std::int64_t edge, MPI_Comm comm) {
+  RunConfig config = measured;
+  const auto points = [](const std::array<std::int64_t, 3>& n) {
+    return static_cast<double>(n[0]) * static_cast<double>(n[1]) * static_cast<double>(n[2]);
+  };
+  const double shrink = points(measured.grid.n) / points({edge, edge, edge});
+  const int steps_per_repetition =
+      static_cast<int>(std::max(1.0, std::round(s.steps_per_repetition * std::max(1.0, shrink))));
+  config.grid.n = {edge, edge, edge};
+  config.kernel = kernel_choice_for(outcome.tuning.variant);
+  config.blocking = outcome.tuning.blocking;
+  config.blocking.steps = 1;
+  config.tune = TuningRequest{};
+  config.steps = (s.repetitions + 1) * steps_per_repetition;
+  config.check_every = config.steps;
+  const RunOutcome in_cache = config.precision == Precision::single ? run_time_loop<float>(config, comm)
+                                                                    : run_time_loop<double>(config, comm);
+  CacheResidentRate rate;
+  rate.edge = edge;
+  rate.field_bytes = in_cache.field_bytes;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) rate.mpoints = spread_of(repetition_rates(in_cache, s.repetitions, steps_per_repetition));
+  return rate;
 }
 
 void add_notice(std::vector<std::string>& notices, const std::string& notice) {
@@ -71,6 +102,19 @@ std::int64_t default_grid_edge(std::uint64_t llc_bytes) {
   std::int64_t n = 16;
   while (3.0 * 4.0 * std::pow(static_cast<double>(n), 3) < 8.0 * static_cast<double>(llc_bytes)) n += 16;
   return n;
+}
+
+std::optional<std::int64_t> cache_resident_edge(std::optional<std::uint64_t> llc_bytes, int radius,
+                                                std::size_t value_bytes, std::int64_t grid_edge) {
+  if (!llc_bytes) return std::nullopt;
+  const auto fits = [&](std::int64_t edge) {
+    const double with_halo = static_cast<double>(edge + 2 * radius);
+    return 3.0 * static_cast<double>(value_bytes) * with_halo * with_halo * with_halo <= 0.5 * static_cast<double>(*llc_bytes);
+  };
+  if (!fits(16)) return std::nullopt;
+  std::int64_t edge = 16;
+  while (fits(edge + 16)) edge += 16;
+  return std::min(edge, grid_edge);
 }
 
 BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
@@ -159,7 +203,8 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
     c.placement_warnings = format_placement_warnings(audited);
   }
   c.verified_finite = !outcome.failure.has_value();
-  if (rank == 0) c.stencil_mpoints = spread_of(repetition_rates(outcome, s));
+  if (rank == 0) c.stencil_mpoints = spread_of(repetition_rates(outcome, s.repetitions, s.steps_per_repetition));
+  if (s.cache_grid_edge) c.cache_resident = measure_cache_resident(s, config, outcome, *s.cache_grid_edge, comm);
   c.gflops = c.stencil_mpoints.median * outcome.flops_per_point / 1e3;
   c.bandwidth_bound_mpoints = c.triad_gbytes.median * 1e3 / outcome.bytes_per_point;
   c.bandwidth_bound_after_mpoints = c.triad_after_gbytes.median * 1e3 / outcome.bytes_per_point;

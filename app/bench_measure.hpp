@@ -34,6 +34,9 @@ struct BenchSettings {
   // audit compares each case's threads with.
   std::vector<int> launch_cpus;
   bool strict_placement = false;  // a case whose placement the audit finds wrong ends the bench (exit 2)
+  // The edge of the cube each case is measured on again with its fields in the caches (see
+  // cache_resident_edge); nullopt: not measured.
+  std::optional<std::int64_t> cache_grid_edge;
 };
 
 // The cache blocks (x, y, z; 0 = whole axis) the bench runs the stencil with unless told: the block
@@ -49,6 +52,21 @@ std::int64_t default_grid_edge(std::uint64_t llc_bytes);
 
 struct Spread {
   double min = 0, median = 0, max = 0;
+};
+
+// The largest cube edge, a multiple of 16 and at most `grid_edge`, whose three fields (halos of
+// `radius` included, `value_bytes` per value) take at most half of `llc_bytes`; nullopt where the
+// cache size is unknown or not even 16^3 fits. Measured there, the stencil runs with the memory out
+// of the way: the rate temporal blocking approaches when every level but the first comes from cache.
+std::optional<std::int64_t> cache_resident_edge(std::optional<std::uint64_t> llc_bytes, int radius,
+                                                std::size_t value_bytes, std::int64_t grid_edge);
+
+// A case measured again on a grid whose fields fit in the caches: one step per sweep, the case's
+// kernel and blocks, just after the case.
+struct CacheResidentRate {
+  std::int64_t edge = 0;
+  std::size_t field_bytes = 0;  // rank 0's three fields with halos and padding, as allocated
+  Spread mpoints;
 };
 
 struct BenchCase {
@@ -100,6 +118,8 @@ struct BenchCase {
   std::string placement_verdict;
   nlohmann::json placement_audit;
   std::string placement_warnings;
+
+  std::optional<CacheResidentRate> cache_resident;  // nullopt where BenchSettings says not to measure
 
   double fraction_of_bandwidth_bound() const { return stencil_mpoints.median / bandwidth_bound_mpoints; }
   double fraction_of_bandwidth_bound_after() const { return stencil_mpoints.median / bandwidth_bound_after_mpoints; }

@@ -3,7 +3,9 @@
 it, the bound and the fraction against each, and whether the two triads agree within 10 %; the values
 follow from one another as the header says, and a row that disagrees has its line on stdout. Each
 case's speed-up, and the triad's beside it, are against the case of one thread, and the row prints
-both. The RSS growth over the fields is the run's own, without the triad's arrays.
+both. The RSS growth over the fields is the run's own, without the triad's arrays. Where the LLC's size
+is known, each case is measured again on the largest grid (a multiple of 16, at most the bench's) whose
+fields fit in half of it, and the row's line gives that rate.
 
 usage: check_bench_json.py --wave3d BIN --work DIR
 """
@@ -16,6 +18,33 @@ import sys
 
 def close(a, b):
     return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0)
+
+
+def check_cache_resident(doc, stdout):
+    llc = doc["last_level_cache_bytes"]
+    radius, grid = doc["radius"], doc["grid"]
+    fields = lambda edge: 3 * 4 * (edge + 2 * radius) ** 3  # single precision, halos of R
+    for c in doc["cases"]:
+        in_cache = c["cache_resident"]
+        if llc is None:
+            if in_cache is not None or "in cache: not measured (the LLC's size is unknown here)" not in stdout:
+                sys.exit(f"FAIL: LLC unknown, yet an in-cache rate {in_cache} or no line saying why not\n{stdout}")
+            continue
+        edge = in_cache["grid"]
+        if not (edge <= grid and (edge == grid or edge % 16 == 0) and fields(edge) <= llc / 2):
+            sys.exit(f"FAIL: in-cache grid {edge}^3 ({fields(edge)} B of fields) for a {grid}^3 bench, LLC {llc} B")
+        if edge < grid and fields(edge + 16) <= llc / 2:
+            sys.exit(f"FAIL: in-cache grid {edge}^3, though {edge + 16}^3 fits in half the LLC of {llc} B")
+        rate = in_cache["stencil_mpoints_per_second"]
+        if not 0 < rate["min"] <= rate["median"] <= rate["max"]:
+            sys.exit(f"FAIL: in-cache rates {rate}")
+        if not close(in_cache["fraction_of_bandwidth_bound"], rate["median"] / c["bandwidth_bound_mpoints_per_second"]):
+            sys.exit(f"FAIL: in-cache fraction {in_cache['fraction_of_bandwidth_bound']} of the bound")
+        if not close(in_cache["case_fraction_of_cache_resident"], c["stencil_mpoints_per_second"]["median"] / rate["median"]):
+            sys.exit(f"FAIL: the case's fraction of its in-cache rate {in_cache['case_fraction_of_cache_resident']}")
+        line = f"in cache: {rate['median']:.1f} MPoints/s"
+        if line not in stdout:
+            sys.exit(f"FAIL: no line '{line}' on stdout\n{stdout}")
 
 
 def main():
@@ -71,6 +100,7 @@ def main():
                      "the triad's arrays counted as the run's")
         if growth is not None and f"RSS grew by {growth:.3f} x" not in proc.stdout:
             sys.exit(f"FAIL: no memory line with the RSS growth {growth:.3f} on stdout\n{proc.stdout}")
+    check_cache_resident(doc, proc.stdout)
     if moved_lines != moved_cases:
         sys.exit(f"FAIL: {moved_cases} cases whose triads disagree, {moved_lines} lines saying so\n{proc.stdout}")
     print(f"OK: {len(cases)} cases, {moved_cases} with the memory's pace moved")
