@@ -103,6 +103,7 @@ void print_case(const BenchCase& c) {
                in_cache.mpoints.median / c.bandwidth_bound_mpoints,
                c.stencil_mpoints.median / in_cache.mpoints.median);
   }
+  if (!c.cache_resident_notice.empty()) fmt::print("{:>11}   in cache: {}\n", "", c.cache_resident_notice);
   if (!c.triads_agree())
     fmt::print("{:>11}   memory bandwidth moved during this case: triad {:.2f} GB/s before the stencil, {:.2f} GB/s "
                "after it; against the bound after it the stencil reached {:.3f}\n",
@@ -157,7 +158,9 @@ nlohmann::json to_json(const BenchCase& c) {
           {"speedup", optional(c.speedup)},
           {"triad_speedup", optional(c.triad_speedup)},
           {"placement_audit", c.placement_audit},
-          {"cache_resident", cache_resident_json(c)}};
+          {"cache_resident", cache_resident_json(c)},
+          {"cache_resident_notice",
+           c.cache_resident_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.cache_resident_notice)}};
 }
 
 int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::string>& command_line,

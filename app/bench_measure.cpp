@@ -14,6 +14,7 @@
 #include "field/huge_pages.hpp"
 #include "field/memory_placement.hpp"
 #include "mpi/collective.hpp"
+#include "mpi/decomposition.hpp"
 #include "probe/fma_peak.hpp"
 #include "probe/stream.hpp"
 #include "runtime/bind_threads.hpp"
@@ -204,7 +205,17 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   }
   c.verified_finite = !outcome.failure.has_value();
   if (rank == 0) c.stencil_mpoints = spread_of(repetition_rates(outcome, s.repetitions, s.steps_per_repetition));
-  if (s.cache_grid_edge) c.cache_resident = measure_cache_resident(s, config, outcome, *s.cache_grid_edge, comm);
+  if (s.cache_grid_edge) {
+    // The same on every rank: the in-cache grid is smaller than the case's and may not split over as
+    // many ranks.
+    try {
+      const std::int64_t e = *s.cache_grid_edge;
+      (void)mpi::decompose({e, e, e}, ranks, mpi::requested_dims(config.parallel.process_grid), config.grid.radius);
+      c.cache_resident = measure_cache_resident(s, config, outcome, e, comm);
+    } catch (const mpi::DecompositionError& e) {
+      c.cache_resident_notice = std::string("not measured: the in-cache grid does not split over the ranks: ") + e.what();
+    }
+  }
   c.gflops = c.stencil_mpoints.median * outcome.flops_per_point / 1e3;
   c.bandwidth_bound_mpoints = c.triad_gbytes.median * 1e3 / outcome.bytes_per_point;
   c.bandwidth_bound_after_mpoints = c.triad_after_gbytes.median * 1e3 / outcome.bytes_per_point;

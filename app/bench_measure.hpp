@@ -120,6 +120,7 @@ struct BenchCase {
   std::string placement_warnings;
 
   std::optional<CacheResidentRate> cache_resident;  // nullopt where BenchSettings says not to measure
+  std::string cache_resident_notice;                 // why not, where it was asked for; empty if measured
 
   double fraction_of_bandwidth_bound() const { return stencil_mpoints.median / bandwidth_bound_mpoints; }
   double fraction_of_bandwidth_bound_after() const { return stencil_mpoints.median / bandwidth_bound_after_mpoints; }

@@ -42,10 +42,8 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
   if (config.threads > 0) omp_set_num_threads(config.threads);
   (void)apply_placement(config, comm);  // measure with the threads where the run will have them
   const int ranks = mpi::size_of(comm), rank = mpi::rank_in(comm);
-  const Index3& p = config.parallel.process_grid;
   const mpi::Decomposition d = mpi::collectively(comm, [&] {
-    return mpi::decompose(config.grid.n, ranks, {static_cast<int>(p[0]), static_cast<int>(p[1]), static_cast<int>(p[2])},
-                          config.grid.radius);
+    return mpi::decompose(config.grid.n, ranks, mpi::requested_dims(config.parallel.process_grid), config.grid.radius);
   });
   const Box owned = d.box_of(rank);
   // The blocks are measured for the temporal halo the run will resolve to on these ranks; where "auto"

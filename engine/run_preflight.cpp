@@ -49,9 +49,8 @@ JobShape launched_shape(MPI_Comm comm) {
 }
 
 mpi::Decomposition decompose_for_job(const RunConfig& config, int ranks, int ranks_per_node) {
-  const Index3& p = config.parallel.process_grid;
-  const mpi::Dims3 requested{static_cast<int>(p[0]), static_cast<int>(p[1]), static_cast<int>(p[2])};
-  const mpi::Decomposition d = mpi::decompose(config.grid.n, ranks, requested, config.grid.radius);
+  const mpi::Decomposition d =
+      mpi::decompose(config.grid.n, ranks, mpi::requested_dims(config.parallel.process_grid), config.grid.radius);
   if (const auto available = available_memory_bytes())
     mpi::check_fits_in_memory(d, config.grid.radius, value_bytes(config), ranks_per_node, *available);
   return d;

@@ -52,6 +52,11 @@ using Dims3 = std::array<int, 3>;  // per axis x, y, z: ranks (dims) or a rank's
 // Reverses an x,y,z triple into MPI's dimension order (z, y, x) and back; see the header comment.
 constexpr Dims3 to_mpi_order(const Dims3& a) { return {a[2], a[1], a[0]}; }
 
+// parallel.process_grid (ranks along x, y, z; 0 = decompose chooses) as decompose takes it.
+inline Dims3 requested_dims(const Index3& process_grid) {
+  return {static_cast<int>(process_grid[0]), static_cast<int>(process_grid[1]), static_cast<int>(process_grid[2])};
+}
+
 // The half-open range [lo, hi) of part `index` when n points are split over `parts` ranks along one
 // axis, remainder first.
 struct Range {
