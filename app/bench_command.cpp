@@ -232,8 +232,9 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
                "T > 1 can exceed)\n");
     if (settings.cache_grid_edge)
       fmt::print("  in cache = the row's case again just after it, on a {}^3 grid whose fields fit in half the LLC, "
-                 "one step per sweep with the row's kernel and blocks: the rate with the memory out of the way, which "
-                 "sweeps of T > 1 approach where every level but the first comes from cache\n",
+                 "one step per sweep with the row's kernel and blocks: its rate with the data in the LLC instead of "
+                 "memory (a sweep of T > 1 whose levels come from the LLC runs near it; one that keeps them in nearer "
+                 "caches can pass it)\n",
                  *settings.cache_grid_edge);
     else
       fmt::print("  in cache: not measured ({})\n",

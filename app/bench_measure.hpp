@@ -56,8 +56,9 @@ struct Spread {
 
 // The largest cube edge, a multiple of 16 and at most `grid_edge`, whose three fields (halos of
 // `radius` included, `value_bytes` per value) take at most half of `llc_bytes`; nullopt where the
-// cache size is unknown or not even 16^3 fits. Measured there, the stencil runs with the memory out
-// of the way: the rate temporal blocking approaches when every level but the first comes from cache.
+// cache size is unknown or not even 16^3 fits. Measured there, the stencil runs with its data in the
+// LLC instead of memory: about the rate of a sweep of several levels whose later levels come from the
+// LLC (one that keeps them in nearer caches can be faster).
 std::optional<std::int64_t> cache_resident_edge(std::optional<std::uint64_t> llc_bytes, int radius,
                                                 std::size_t value_bytes, std::int64_t grid_edge);
 
