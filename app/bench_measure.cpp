@@ -54,9 +54,11 @@ std::vector<double> repetition_rates(const RunOutcome& outcome, int repetitions,
 
 // The case's kernel and blocks at one step per sweep on an edge^3 grid that fits in the caches, with
 // as many points x steps per repetition as the case (at least its steps), so that it takes about as
-// long. Collective over comm; the rates on rank 0.
-CacheResidentRate measure_cache_resident(const BenchSettings& s, const RunConfig& measured, const RunOutcome& outcome,
-                                         std::int64_t edge, MPI_Comm comm) {
+// long. Collective over comm; the rates on rank 0. Where the run fails (non-finite values), nullopt
+// and `failure` says why.
+std::optional<CacheResidentRate> measure_cache_resident(const BenchSettings& s, const RunConfig& measured,
+                                                        const RunOutcome& outcome, std::int64_t edge, MPI_Comm comm,
+                                                        std::string& failure) {
   RunConfig config = measured;
   const auto points = [](const std::array<std::int64_t, 3>& n) {
     return static_cast<double>(n[0]) * static_cast<double>(n[1]) * static_cast<double>(n[2]);
@@ -73,6 +75,10 @@ CacheResidentRate measure_cache_resident(const BenchSettings& s, const RunConfig
   config.check_every = config.steps;
   const RunOutcome in_cache = config.precision == Precision::single ? run_time_loop<float>(config, comm)
                                                                     : run_time_loop<double>(config, comm);
+  if (in_cache.failure) {
+    failure = *in_cache.failure;
+    return std::nullopt;
+  }
   CacheResidentRate rate;
   rate.edge = edge;
   rate.field_bytes = in_cache.field_bytes;
@@ -211,7 +217,12 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
     try {
       const std::int64_t e = *s.cache_grid_edge;
       (void)mpi::decompose({e, e, e}, ranks, mpi::requested_dims(config.parallel.process_grid), config.grid.radius);
-      c.cache_resident = measure_cache_resident(s, config, outcome, e, comm);
+      std::string failure;
+      c.cache_resident = measure_cache_resident(s, config, outcome, e, comm, failure);
+      if (!c.cache_resident) {
+        c.cache_resident_notice = "the run on the in-cache grid failed: " + failure;
+        c.verified_finite = false;
+      }
     } catch (const mpi::DecompositionError& e) {
       c.cache_resident_notice = std::string("not measured: the in-cache grid does not split over the ranks: ") + e.what();
     }
