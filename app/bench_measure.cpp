@@ -12,6 +12,7 @@
 #include "engine/run_report.hpp"
 #include "engine/time_loop.hpp"
 #include "field/huge_pages.hpp"
+#include "geometry/box.hpp"
 #include "field/memory_placement.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/decomposition.hpp"
@@ -60,10 +61,8 @@ std::optional<CacheResidentRate> measure_cache_resident(const BenchSettings& s, 
                                                         const RunOutcome& outcome, std::int64_t edge, MPI_Comm comm,
                                                         std::string& failure) {
   RunConfig config = measured;
-  const auto points = [](const std::array<std::int64_t, 3>& n) {
-    return static_cast<double>(n[0]) * static_cast<double>(n[1]) * static_cast<double>(n[2]);
-  };
-  const double shrink = points(measured.grid.n) / points({edge, edge, edge});
+  const double shrink = static_cast<double>(Box{{0, 0, 0}, measured.grid.n}.volume()) /
+                        static_cast<double>(Box{{0, 0, 0}, {edge, edge, edge}}.volume());
   const int steps_per_repetition =
       static_cast<int>(std::max(1.0, std::round(s.steps_per_repetition * std::max(1.0, shrink))));
   config.grid.n = {edge, edge, edge};
