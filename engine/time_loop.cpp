@@ -16,6 +16,7 @@
 #include "engine/step_driver.hpp"
 #include "engine/step_trial.hpp"
 #include "engine/subdomain_fields.hpp"
+#include "engine/sweep_schedule.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -111,19 +112,6 @@ SweepPlan plan_sweeps(const RunConfig& requested, const RunConfig& tuned, const 
   return {tuned.blocking.steps, ""};
 }
 
-// How many steps after `done` the loop next has to look at the field: a NaN check, a snapshot, a
-// checkpoint or the end of the run. A sweep must not run past it.
-int steps_to_next_stop(const RunConfig& config, int done) {
-  int next = config.steps;
-  const auto after = [&](int every) {
-    if (every > 0) next = std::min(next, (done / every + 1) * every);
-  };
-  after(config.check_every);
-  after(config.output.snapshot_every);
-  after(config.checkpoint.every);
-  return std::max(1, next - done);
-}
-
 // The phases of steps.csv, in order. io: writing the snapshot and checkpoint due after the step
 // (part of its total).
 enum Phase : std::size_t { pack, wait, unpack, interior, shell, check, total, hidden, io };
@@ -215,8 +203,9 @@ void describe_set_up(const RankRun<T>& run, const RunConfig& requested, MPI_Comm
   out.halo_bytes_per_step = static_cast<std::uint64_t>(mpi::allreduce_sum(comm, my_halo_bytes_per_step));
 }
 
-// The time loop proper: sweeps of out.steps_per_sweep steps (fewer before a check, a snapshot or a
-// checkpoint), every phase of every step timed, the NaN check and the field files between sweeps.
+// The time loop proper: sweeps of out.steps_per_sweep steps (fewer before a snapshot, a checkpoint or
+// the end, sweep_schedule.hpp), every phase of every step timed, the NaN check and the field files
+// between sweeps.
 // Returns this rank's step times; sets out.failure when non-finite values stop the run.
 template <typename T>
 StepTimes step_loop(RankRun<T>& run, StepDriver<T>& driver, FieldIoSchedule<T>& field_io, RunCounters& counters,
@@ -228,12 +217,13 @@ StepTimes step_loop(RankRun<T>& run, StepDriver<T>& driver, FieldIoSchedule<T>& 
   StepTimes times(config.steps - first_step, kPhaseNames);
   ProgressReporter progress(times.steps(), rank == 0 ? config.progress : ProgressMode::off, stdout,
                             static_cast<double>(out.updated_points));
-  int last_clean_step = 0;
+  int last_clean_step = first_step;  // a run continued from a checkpoint was clean up to it
   mpi::check(MPI_Barrier(comm), "MPI_Barrier");
   counters.start_loop();
   const double start = omp_get_wtime();
   for (int s = 0, steps = 1; s < times.steps(); s += steps) {
-    steps = std::min(out.steps_per_sweep, steps_to_next_stop(config, solver.steps_done()));
+    const int before = solver.steps_done();
+    steps = next_sweep_steps(config, out.steps_per_sweep, before);
     for (int k = 1; k <= steps; ++k) fail_if_asked(config, rank, first_step + s + k);
     counters.begin_step();
     const double t0 = omp_get_wtime();
@@ -251,7 +241,7 @@ StepTimes step_loop(RankRun<T>& run, StepDriver<T>& driver, FieldIoSchedule<T>& 
     if (phases.messages_done_after) times.record(s, hidden, *phases.messages_done_after);
     const int last = s + steps - 1;  // the entry of steps.csv that gets the check and the I/O
     const int done = solver.steps_done();
-    if (done % config.check_every == 0 || done == config.steps) {
+    if (check_due_after(config, before, done)) {
       const double c0 = omp_get_wtime();
       const bool finite = mpi::allreduce_and(comm, all_finite(solver.current(), solver.update_region()));
       times.record(last, check, omp_get_wtime() - c0);

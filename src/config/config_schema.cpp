@@ -245,7 +245,8 @@ constexpr KeySpec kSchema[] = {
      .default_toml = "10",
      .min = 1,
      .max = kIntMax,
-     .doc = "Test the field for NaN/Inf every this many steps (1 = every step).",
+     .doc = "Test the field for NaN/Inf every this many steps (1 = every step); with several time steps per sweep "
+            "(blocking.steps), after the sweep that reaches or passes each multiple.",
      .apply = [](RunConfig& c, const ConfigValue& v) { c.check_every = as_int(v); },
      .read = [](const RunConfig& c) -> ConfigValue { return std::int64_t{c.check_every}; }},
     {.key = "run.threads",
