@@ -19,6 +19,7 @@
 #include "app/thread_list.hpp"
 #include "config/enum_names.hpp"
 #include "engine/blocking_tuning.hpp"
+#include "engine/sweep_levels_report.hpp"
 #include "field/huge_pages.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/environment.hpp"
@@ -104,6 +105,10 @@ void print_case(const BenchCase& c) {
                c.stencil_mpoints.median / in_cache.mpoints.median);
   }
   if (!c.cache_resident_notice.empty()) fmt::print("{:>11}   in cache: {}\n", "", c.cache_resident_notice);
+  if (const auto rates = engine::sweep_level_rates(c.sweep_levels, c.sweep_threads))
+    fmt::print("{:>11}   levels: {}; that rate is {:.3f} of the bw bound\n", "",
+               engine::sweep_levels_line(c.sweep_levels, c.sweep_threads),
+               rates->later_mpoints / c.bandwidth_bound_mpoints);
   if (!c.triads_agree())
     fmt::print("{:>11}   memory bandwidth moved during this case: triad {:.2f} GB/s before the stencil, {:.2f} GB/s "
                "after it; against the bound after it the stencil reached {:.3f}\n",
@@ -119,6 +124,13 @@ nlohmann::json cache_resident_json(const BenchCase& c) {
            {{"min", in_cache.mpoints.min}, {"median", in_cache.mpoints.median}, {"max", in_cache.mpoints.max}}},
           {"fraction_of_bandwidth_bound", in_cache.mpoints.median / c.bandwidth_bound_mpoints},
           {"case_fraction_of_cache_resident", c.stencil_mpoints.median / in_cache.mpoints.median}};
+}
+
+nlohmann::json sweep_levels_json(const BenchCase& c) {
+  nlohmann::json levels = engine::sweep_levels_json(c.sweep_levels, c.sweep_threads);
+  if (const auto rates = engine::sweep_level_rates(c.sweep_levels, c.sweep_threads))
+    levels["later_levels_fraction_of_bandwidth_bound"] = rates->later_mpoints / c.bandwidth_bound_mpoints;
+  return levels;
 }
 
 nlohmann::json to_json(const BenchCase& c) {
@@ -159,6 +171,7 @@ nlohmann::json to_json(const BenchCase& c) {
           {"triad_speedup", optional(c.triad_speedup)},
           {"placement_audit", c.placement_audit},
           {"cache_resident", cache_resident_json(c)},
+          {"sweep_levels", sweep_levels_json(c)},
           {"cache_resident_notice",
            c.cache_resident_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.cache_resident_notice)}};
 }

@@ -246,6 +246,8 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   c.temporal_halo = outcome.temporal_halo;
   c.temporal_halo_notice = outcome.temporal_halo_notice;
   c.bytes_per_point = outcome.bytes_per_point;
+  c.sweep_levels = outcome.sweep_levels;
+  c.sweep_threads = outcome.sweep_threads;
   if (ranks > 1 && rank == 0) c.halo_exposed_fraction = halo_share(config, outcome).exposed_fraction;
   if (outcome.peak_rss && outcome.rss_before_fields && outcome.field_bytes > 0)
     c.rss_growth_over_fields =

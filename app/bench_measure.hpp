@@ -14,6 +14,7 @@
 
 #include "config/run_config.hpp"
 #include "probe/stream.hpp"
+#include "solver/sweep_level_times.hpp"
 
 namespace wave3d::app {
 
@@ -103,6 +104,10 @@ struct BenchCase {
   TemporalHalo temporal_halo = TemporalHalo::deep;  // how sweeps met other ranks' faces (resolved)
   std::string temporal_halo_notice;                 // why "auto" resolved to deep halos, if it did
   int bytes_per_point = 0;  // what the bandwidth bound assumes the kernel moves per point
+  // With T > 1: the kernel's time per level of the sweeps over all the case's threads
+  // (engine/sweep_levels_report.hpp); empty otherwise.
+  SweepLevelTimes sweep_levels;
+  int sweep_threads = 0;
   // Against the case of 1 rank x 1 thread at the same T, where one ran: the stencil's median rate and,
   // beside it, the triad's (a stencil bound by memory speeds up no more than the memory does).
   std::optional<double> speedup;

@@ -12,6 +12,7 @@
 #include "counters/job_counters.hpp"
 #include "field/page_locations.hpp"
 #include "runtime/step_times.hpp"
+#include "solver/sweep_level_times.hpp"
 
 namespace wave3d::engine {
 
@@ -34,6 +35,10 @@ struct RunOutcome {
   std::string kernel;                 // the variant that ran ("jammed", "blocked", "reference")
   int steps_per_sweep = 1;            // time steps per sweep the loop ran (blocking.steps where it applies)
   std::string sweep_notice;           // why fewer steps per sweep than blocking.steps asked; empty if none
+  // The kernel's time on each level of the loop's sweeps, summed over every thread of every rank, and
+  // the points of each level: empty with one step per sweep.
+  SweepLevelTimes sweep_levels;
+  int sweep_threads = 0;  // the threads of all ranks that computed them
   // How the sweeps met faces with neighbours (parallel.temporal_halo resolved: never "auto"), and why
   // "auto" resolved to deep halos where it did; empty if it did not.
   TemporalHalo temporal_halo = TemporalHalo::deep;

@@ -1,4 +1,5 @@
 #include "engine/run_report.hpp"
+#include "engine/sweep_levels_report.hpp"
 
 #include "engine/binding_map.hpp"
 
@@ -170,6 +171,8 @@ std::string format_summary(const RunConfig& c, const RunOutcome& o) {
   if (!o.tuning.notice.empty()) s += fmt::format("             {}\n", o.tuning.notice);
   if (!o.sweep_notice.empty()) s += fmt::format("temporal:    {}\n", o.sweep_notice);
   if (!o.temporal_halo_notice.empty()) s += fmt::format("temporal:    {}\n", o.temporal_halo_notice);
+  if (const std::string levels = sweep_levels_line(o.sweep_levels, o.sweep_threads); !levels.empty())
+    s += fmt::format("levels:      {}\n", levels);
   s += fmt::format("time:        {:.4f} s for {} steps\n", o.loop_seconds, o.steps_done);
   if (o.field_io_seconds() > 0)
     s += fmt::format("throughput:  {:.2f} MPoints/s without the {:.4f} s of field files written in the loop; {:.2f} "
@@ -228,7 +231,8 @@ nlohmann::json run_document(const RunConfig& config, const RunContext& context, 
                    {"prefetch_rows", or_null(o.tuning.prefetch_rows())},
                    {"prefetch_rows_requested", config.tune.prefetch ? nlohmann::json("auto")
                                                                     : nlohmann::json(config.blocking.prefetch_rows)},
-                   {"bytes_per_point", o.bytes_per_point}};
+                   {"bytes_per_point", o.bytes_per_point},
+                   {"sweep_levels", sweep_levels_json(o.sweep_levels, o.sweep_threads)}};
   doc["metrics"] = {{"steps", o.steps_done},
                     {"loop_s", o.loop_seconds},
                     {"updated_points_per_step", o.updated_points},

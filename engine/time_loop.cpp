@@ -203,6 +203,21 @@ void describe_set_up(const RankRun<T>& run, const RunConfig& requested, MPI_Comm
   out.halo_bytes_per_step = static_cast<std::uint64_t>(mpi::allreduce_sum(comm, my_halo_bytes_per_step));
 }
 
+// Each level's kernel time and points, summed over the ranks (a rank whose boxes were empty at the
+// last levels holds fewer of them: all agree on the count first, so that every rank takes part in
+// every reduction).
+SweepLevelTimes summed_over_ranks(const SweepLevelTimes& mine, MPI_Comm comm) {
+  const int levels = static_cast<int>(mpi::allreduce_max(comm, mine.levels()));
+  SweepLevelTimes all;
+  for (int level = 1; level <= levels; ++level) {
+    const bool have = level <= mine.levels();
+    const double seconds = mpi::allreduce_sum(comm, have ? mine.thread_seconds(level) : 0.0);
+    const auto points = mpi::allreduce_sum_u64(comm, have ? static_cast<unsigned long long>(mine.points(level)) : 0ULL);
+    all.add(level, seconds, static_cast<std::int64_t>(points));
+  }
+  return all;
+}
+
 // The time loop proper: sweeps of out.steps_per_sweep steps (fewer before a snapshot, a checkpoint or
 // the end, sweep_schedule.hpp), every phase of every step timed, the NaN check and the field files
 // between sweeps.
@@ -218,6 +233,7 @@ StepTimes step_loop(RankRun<T>& run, StepDriver<T>& driver, FieldIoSchedule<T>& 
   ProgressReporter progress(times.steps(), rank == 0 ? config.progress : ProgressMode::off, stdout,
                             static_cast<double>(out.updated_points));
   int last_clean_step = first_step;  // a run continued from a checkpoint was clean up to it
+  solver.clear_level_times();         // the tuner's trial may have swept the run's fields before
   mpi::check(MPI_Barrier(comm), "MPI_Barrier");
   counters.start_loop();
   const double start = omp_get_wtime();
@@ -263,6 +279,10 @@ StepTimes step_loop(RankRun<T>& run, StepDriver<T>& driver, FieldIoSchedule<T>& 
   counters.stop_loop();
   progress.finish();
   out.steps_done = solver.steps_done() - first_step;
+  if (out.steps_per_sweep > 1) {
+    out.sweep_levels = summed_over_ranks(solver.level_times(), comm);
+    out.sweep_threads = static_cast<int>(mpi::allreduce_sum(comm, omp_get_max_threads()));
+  }
   out.loop_seconds = mpi::allreduce_max(comm, local_seconds);
   return times;
 }

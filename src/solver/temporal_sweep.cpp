@@ -47,11 +47,12 @@ FrontRange front_range(const Kernel<T>& kernel, const LevelBoxes& boxes, int lev
 // Every level of `piece` at front position `front`. Level L reads planes up to
 // front - (L-2)R + C - 1 of level L-1, which the same front position computed just before, and
 // overwrites level L-2 below front - (L-1)R + C, which level L-1 no longer reads (its next step reads
-// from front - (L-1)R + C on).
+// from front - (L-1)R + C on). tally, if given, gets this thread's kernel time per level.
 template <typename T>
 void run_front_step(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
                     const LevelBoxes& boxes, int levels, const TemporalPiece& piece, std::int64_t front,
-                    std::int64_t step, const std::function<void(Field<T>&, const Box&, int)>& after_level) {
+                    std::int64_t step, const std::function<void(Field<T>&, const Box&, int)>& after_level,
+                    SweepLevelTimes* tally) {
   const int radius = kernel.radius();
   for (int level = 1; level <= levels; ++level) {
     const Box region = boxes.at(level);
@@ -66,7 +67,9 @@ void run_front_step(const Kernel<T>& kernel, Field<T>& current, Field<T>& previo
     // Odd levels go from current into previous, even ones back: the two buffers alternate.
     Field<T>& source = level % 2 == 1 ? current : previous;
     Field<T>& target = level % 2 == 1 ? previous : current;
+    const double start = tally ? omp_get_wtime() : 0.0;
     kernel.update_on_this_thread(source, target, vel, box);
+    if (tally) tally->add(level, omp_get_wtime() - start, box.volume());
     if (after_level) after_level(target, box, level);
   }
 }
@@ -240,7 +243,7 @@ template <typename T>
 void sweep_tiles(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
                  const LevelBoxes& boxes, int levels, std::int64_t tile_rows,
                  const std::function<void(Field<T>&, const Box&, int)>& after_level,
-                 const std::function<void()>* between_pieces) {
+                 const std::function<void()>* between_pieces, SweepLevelTimes* level_times) {
   if (levels < 1) throw std::logic_error("sweep_tiles: levels must be at least 1");
   if (boxes.first.empty()) return;
   for (int level = 1; level <= levels; ++level)
@@ -262,6 +265,8 @@ void sweep_tiles(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous,
     const auto tiles = static_cast<std::int64_t>(plan.trapezoids.size());
     TileProgress& progress = *progress_slot;
     const bool polls = between_pieces != nullptr && omp_get_thread_num() == 0;
+    SweepLevelTimes my_times;  // this thread's, added to level_times once its tiles are done
+    SweepLevelTimes* const tally = level_times ? &my_times : nullptr;
     const auto [first, end] = static_schedule_share(omp_get_thread_num(), tiles, team);
     for (std::int64_t j = first; j < end; ++j) {
       const auto& tile = plan.trapezoids[static_cast<std::size_t>(j)];
@@ -275,7 +280,7 @@ void sweep_tiles(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous,
       for (std::int64_t n = 0; n <= steps; ++n) {
         if (n < steps) {
           run_front_step(kernel, current, previous, vel, boxes, levels, tile, fronts.position(n), fronts.step,
-                         after_level);
+                         after_level, tally);
           progress.completed(static_cast<std::size_t>(j), n + 1);
         }
         // A border's step reads the levels its two tiles computed up to the same front position, and
@@ -285,10 +290,14 @@ void sweep_tiles(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous,
             progress.wait_for(static_cast<std::size_t>(b), n);
             progress.wait_for(static_cast<std::size_t>(b + 1), n);
             run_front_step(kernel, current, previous, vel, boxes, levels, plan.borders[static_cast<std::size_t>(b)],
-                           fronts.position(n - 1), fronts.step, after_level);
+                           fronts.position(n - 1), fronts.step, after_level, tally);
           }
         if (polls) (*between_pieces)();
       }
+    }
+    if (tally) {
+#pragma omp critical(wave3d_sweep_level_times)
+      level_times->merge(my_times);
     }
   }
 }
@@ -323,25 +332,31 @@ std::vector<LevelBoxes> z_slab_shells(const LevelBoxes& outer, const LevelBoxes&
 template <typename T>
 void sweep_shells(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
                   const LevelBoxes& outer, const LevelBoxes& inner, int levels, std::int64_t tile_rows,
-                  const std::function<void(Field<T>&, const Box&, int)>& after_level) {
+                  const std::function<void(Field<T>&, const Box&, int)>& after_level,
+                  SweepLevelTimes* level_times) {
   const std::vector<LevelBoxes> slabs = z_slab_shells(outer, inner, levels);
   if (!slabs.empty()) {
-    for (const LevelBoxes& slab : slabs) sweep_tiles(kernel, current, previous, vel, slab, levels, tile_rows, after_level);
+    for (const LevelBoxes& slab : slabs)
+      sweep_tiles(kernel, current, previous, vel, slab, levels, tile_rows, after_level, nullptr, level_times);
     return;
   }
   for (int level = 1; level <= levels; ++level)
-    sweep_level_outside(kernel, current, previous, vel, outer.at(level), inner.at(level), level, after_level);
+    sweep_level_outside(kernel, current, previous, vel, outer.at(level), inner.at(level), level, after_level,
+                        level_times);
 }
 
 template <typename T>
 void sweep_level_outside(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
                          const Box& all, const Box& inner, int level,
-                         const std::function<void(Field<T>&, const Box&, int)>& after_level) {
+                         const std::function<void(Field<T>&, const Box&, int)>& after_level,
+                         SweepLevelTimes* level_times) {
   // Levels are computed in place: odd ones into previous, reading current, even ones the other way.
   Field<T>& source = level % 2 == 1 ? current : previous;
   Field<T>& target = level % 2 == 1 ? previous : current;
   for (const Box& shell : boxes_outside(all, intersect(inner, all))) {
+    const double start = level_times ? omp_get_wtime() : 0.0;
     kernel.update(source, target, vel, shell);
+    if (level_times) level_times->add(level, (omp_get_wtime() - start) * omp_get_max_threads(), shell.volume());
     if (after_level) after_level(target, shell, level);
   }
 }
@@ -349,23 +364,26 @@ void sweep_level_outside(const Kernel<T>& kernel, Field<T>& current, Field<T>& p
 template <typename T>
 void sweep_levels(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
                   const LevelBoxes& boxes, int levels, std::int64_t tile_rows,
-                  const std::function<void(Field<T>&, const Box&, int)>& after_level) {
+                  const std::function<void(Field<T>&, const Box&, int)>& after_level,
+                  SweepLevelTimes* level_times) {
   if (levels < 1) throw std::logic_error("sweep_levels: levels must be at least 1");
-  sweep_tiles(kernel, current, previous, vel, boxes, levels, tile_rows, after_level);
+  sweep_tiles(kernel, current, previous, vel, boxes, levels, tile_rows, after_level, nullptr, level_times);
   swap_after_levels(current, previous, levels);
 }
 
 #define WAVE3D_TEMPORAL_SWEEP(T)                                                                              \
   template void sweep_levels<T>(const Kernel<T>&, Field<T>&, Field<T>&, const Field<T>&, const LevelBoxes&, int,     \
-                                std::int64_t, const std::function<void(Field<T>&, const Box&, int)>&);               \
+                                std::int64_t, const std::function<void(Field<T>&, const Box&, int)>&,                \
+                                SweepLevelTimes*);                                                                   \
   template void sweep_tiles<T>(const Kernel<T>&, Field<T>&, Field<T>&, const Field<T>&, const LevelBoxes&, int,      \
                                std::int64_t, const std::function<void(Field<T>&, const Box&, int)>&,                 \
-                               const std::function<void()>*);                                                        \
+                               const std::function<void()>*, SweepLevelTimes*);                                      \
   template void sweep_shells<T>(const Kernel<T>&, Field<T>&, Field<T>&, const Field<T>&, const LevelBoxes&,          \
                                 const LevelBoxes&, int, std::int64_t,                                                \
-                                const std::function<void(Field<T>&, const Box&, int)>&);                             \
+                                const std::function<void(Field<T>&, const Box&, int)>&, SweepLevelTimes*);           \
   template void sweep_level_outside<T>(const Kernel<T>&, Field<T>&, Field<T>&, const Field<T>&, const Box&,          \
-                                       const Box&, int, const std::function<void(Field<T>&, const Box&, int)>&);
+                                       const Box&, int, const std::function<void(Field<T>&, const Box&, int)>&,     \
+                                       SweepLevelTimes*);
 WAVE3D_TEMPORAL_SWEEP(float)
 WAVE3D_TEMPORAL_SWEEP(double)
 #undef WAVE3D_TEMPORAL_SWEEP

@@ -39,6 +39,7 @@
 
 #include "field/field.hpp"
 #include "geometry/box.hpp"
+#include "solver/sweep_level_times.hpp"
 #include "stencil/kernel.hpp"
 
 namespace wave3d {
@@ -109,34 +110,40 @@ std::vector<std::int64_t> temporal_thread_rows(const LevelBoxes& boxes, int leve
 // Advances (current, previous) by `levels` time levels over `boxes` in one sweep. On return the
 // newest level is in `current` and the one before in `previous`, as after `levels` single steps and
 // their swaps. after_level(field, box, level) is called on the thread that computed `box` of `level`
-// into `field`, before any later level reads it (the place for a source term).
+// into `field`, before any later level reads it (the place for a source term). level_times, if given,
+// gets each level's kernel time summed over the threads and its points (waits between threads and
+// after_level not counted).
 template <typename T>
 void sweep_levels(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
                   const LevelBoxes& boxes, int levels, std::int64_t tile_rows,
-                  const std::function<void(Field<T>&, const Box&, int)>& after_level);
+                  const std::function<void(Field<T>&, const Box&, int)>& after_level,
+                  SweepLevelTimes* level_times = nullptr);
 
 // The same in two parts, for overlapping a halo exchange with computing. While the halo travels,
 // sweep_tiles computes `inner` (boxes that keep `levels` radii away from the faces whose halo is in
 // flight); between_pieces, if given, is called by OpenMP thread 0 after each of its front steps (to
 // poll the messages). Once the halo is in, sweep_shells computes the rest of `outer` one level at a time
 // (each level's boxes of outer not in inner, each over all threads; z slabs as wave fronts, see
-// z_slab_shells). Then swap_after_levels.
+// z_slab_shells). Then swap_after_levels. level_times as for sweep_levels.
 template <typename T>
 void sweep_tiles(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
                  const LevelBoxes& boxes, int levels, std::int64_t tile_rows,
                  const std::function<void(Field<T>&, const Box&, int)>& after_level,
-                 const std::function<void()>* between_pieces = nullptr);
+                 const std::function<void()>* between_pieces = nullptr, SweepLevelTimes* level_times = nullptr);
 // tile_rows: as for sweep_tiles, for shells that are z slabs (z_slab_shells).
 template <typename T>
 void sweep_shells(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
                   const LevelBoxes& outer, const LevelBoxes& inner, int levels, std::int64_t tile_rows,
-                  const std::function<void(Field<T>&, const Box&, int)>& after_level);
+                  const std::function<void(Field<T>&, const Box&, int)>& after_level,
+                  SweepLevelTimes* level_times = nullptr);
 // Level `level` (1-based) of a sweep that started at (current, previous), on the points of `all`
-// outside `inner`, each box over all threads; after_level as for sweep_levels.
+// outside `inner`, each box over all threads; after_level and level_times as for sweep_levels (the
+// time of a box over all threads counted once per thread of the team).
 template <typename T>
 void sweep_level_outside(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
                          const Box& all, const Box& inner, int level,
-                         const std::function<void(Field<T>&, const Box&, int)>& after_level);
+                         const std::function<void(Field<T>&, const Box&, int)>& after_level,
+                         SweepLevelTimes* level_times = nullptr);
 // The shells of sweep_shells as wave fronts of their own, where they are slabs along z (inside and
 // outside span the same x and y at every level, as on a process grid cut along z, with halos along
 // x and y copied before the sweep or none there): at level L the shell beyond the high

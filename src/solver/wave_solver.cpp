@@ -145,20 +145,22 @@ std::function<void(Field<T>&, const Box&, int)> WaveSolver<T>::source_term() con
 template <typename T>
 void WaveSolver<T>::sweep(int steps) {
   const std::int64_t tile_rows = config_.blocking.effective(1, regions_.update.extent(1));
-  sweep_levels(kernel_, prev_, next_, vel_, swept_boxes(steps), steps, tile_rows, source_term());
+  sweep_levels(kernel_, prev_, next_, vel_, swept_boxes(steps), steps, tile_rows, source_term(), &level_times_);
   steps_done_ += steps;
 }
 
 template <typename T>
 void WaveSolver<T>::sweep_inside(int steps, const std::function<void()>* between_pieces) {
   const std::int64_t tile_rows = config_.blocking.effective(1, regions_.update.extent(1));
-  sweep_tiles(kernel_, prev_, next_, vel_, inside_boxes(steps), steps, tile_rows, source_term(), between_pieces);
+  sweep_tiles(kernel_, prev_, next_, vel_, inside_boxes(steps), steps, tile_rows, source_term(), between_pieces,
+              &level_times_);
 }
 
 template <typename T>
 void WaveSolver<T>::sweep_rest(int steps) {
   const std::int64_t tile_rows = config_.blocking.effective(1, regions_.update.extent(1));
-  sweep_shells(kernel_, prev_, next_, vel_, swept_boxes(steps), inside_boxes(steps), steps, tile_rows, source_term());
+  sweep_shells(kernel_, prev_, next_, vel_, swept_boxes(steps), inside_boxes(steps), steps, tile_rows, source_term(),
+               &level_times_);
   swap_after_levels(prev_, next_, steps);
   steps_done_ += steps;
 }
@@ -173,7 +175,7 @@ template <typename T>
 void WaveSolver<T>::split_sweep_inside(int steps, bool halo_current, const std::function<void()>* between_pieces) {
   const std::int64_t tile_rows = config_.blocking.effective(1, regions_.update.extent(1));
   sweep_tiles(kernel_, prev_, next_, vel_, split_inside_boxes(halo_current), steps, tile_rows, source_term(),
-              between_pieces);
+              between_pieces, &level_times_);
 }
 
 // Level L of the rest reads level L - 1 a radius around it: on this side of the halo faces what
@@ -188,7 +190,7 @@ void WaveSolver<T>::split_sweep_rest(int steps, bool halo_current,
   const auto inject = source_term();
   for (int level = 1; level <= steps; ++level) {
     if (level > 1) exchange_level(level % 2 == 1 ? prev_ : next_);  // the field holding level - 1
-    sweep_level_outside(kernel_, prev_, next_, vel_, regions_.update, inside.at(level), level, inject);
+    sweep_level_outside(kernel_, prev_, next_, vel_, regions_.update, inside.at(level), level, inject, &level_times_);
   }
   swap_after_levels(prev_, next_, steps);
   steps_done_ += steps;

@@ -99,6 +99,9 @@ class WaveSolver {
   const Field<T>& previous() const { return next_; }  // u at time level steps_done() - 1
   const Field<T>& velocity() const { return vel_; }
   const Kernel<T>& kernel() const { return kernel_; }
+  // The kernel's time on each level of the sweeps so far, summed over the threads (sweep_level_times.hpp).
+  const SweepLevelTimes& level_times() const { return level_times_; }
+  void clear_level_times() { level_times_.clear(); }
 
   // Bytes allocated for the three fields, halos and padding included.
   std::size_t field_bytes() const;
@@ -124,6 +127,7 @@ class WaveSolver {
   Field<T> prev_, next_, vel_;
   Kernel<T> kernel_;
   int steps_done_ = 0;
+  SweepLevelTimes level_times_;
   std::vector<std::string> placement_notices_;
 };
 

@@ -5,7 +5,8 @@ follow from one another as the header says, and a row that disagrees has its lin
 case's speed-up, and the triad's beside it, are against the case of one thread, and the row prints
 both. The RSS growth over the fields is the run's own, without the triad's arrays. Where the LLC's size
 is known, each case is measured again on the largest grid (a multiple of 16, at most the bench's) whose
-fields fit in half of it, and the row's line gives that rate.
+fields fit in half of it, and the row's line gives that rate. A case of T > 1 gives the kernel's time
+per point of each level of its sweeps, and the rates of the first and the later levels on its threads.
 
 usage: check_bench_json.py --wave3d BIN --work DIR
 """
@@ -47,6 +48,35 @@ def check_cache_resident(doc, stdout):
             sys.exit(f"FAIL: no line '{line}' on stdout\n{stdout}")
 
 
+def check_sweep_levels(doc, stdout):
+    for c in doc["cases"]:
+        levels = c["sweep_levels"]
+        if c["steps_per_sweep"] == 1:
+            if levels is not None:
+                sys.exit(f"FAIL: sweep levels {levels} for a case of one step per sweep")
+            continue
+        threads = c["ranks"] * c["threads_per_rank"]
+        per_level = levels["levels"]
+        if levels["threads"] != threads or [l["level"] for l in per_level] != list(range(1, c["steps_per_sweep"] + 1)):
+            sys.exit(f"FAIL: sweep levels {levels} for {threads} threads at T = {c['steps_per_sweep']}")
+        # One rank, zero boundaries: every level of every sweep computes the same update region.
+        if len({l["points"] for l in per_level}) != 1 or per_level[0]["points"] <= 0:
+            sys.exit(f"FAIL: the levels computed different numbers of points: {per_level}")
+        for l in per_level:
+            if not (l["thread_seconds"] > 0 and close(l["ns_per_point"], 1e9 * l["thread_seconds"] / l["points"])):
+                sys.exit(f"FAIL: level {l}")
+        later_ns = 1e9 * sum(l["thread_seconds"] for l in per_level[1:]) / sum(l["points"] for l in per_level[1:])
+        if not (close(levels["first_level_mpoints_per_second"], threads * 1e3 / per_level[0]["ns_per_point"]) and
+                close(levels["later_levels_mpoints_per_second"], threads * 1e3 / later_ns)):
+            sys.exit(f"FAIL: level rates {levels} from {per_level}")
+        if not close(levels["later_levels_fraction_of_bandwidth_bound"],
+                     levels["later_levels_mpoints_per_second"] / c["bandwidth_bound_mpoints_per_second"]):
+            sys.exit(f"FAIL: the later levels' fraction of the bound {levels}")
+        line = f"levels: kernel time per point on one thread: level 1 {per_level[0]['ns_per_point']:.2f} ns"
+        if line not in stdout:
+            sys.exit(f"FAIL: no line '{line}' on stdout\n{stdout}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--wave3d", required=True)
@@ -56,14 +86,14 @@ def main():
     work.mkdir(parents=True, exist_ok=True)
     out = work / "bench.json"
     cmd = [args.wave3d, "bench", "--grid", "48", "--steps", "2", "--repetitions", "2", "--threads", "1,2",
-           "--json", str(out)]
+           "--sweep-steps", "1,2", "--json", str(out)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=150)
     if proc.returncode != 0:
         sys.exit(f"FAIL: {' '.join(cmd)} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
     doc = json.loads(out.read_text())
     cases = doc["cases"]
-    if len(cases) != 2:
-        sys.exit(f"FAIL: {len(cases)} cases, expected 2")
+    if len(cases) != 4:
+        sys.exit(f"FAIL: {len(cases)} cases, expected 4")
     moved_lines = proc.stdout.count("memory bandwidth moved during this case")
     moved_cases = 0
     for c in cases:
@@ -81,8 +111,8 @@ def main():
         if c["triad_before_and_after_agree"] != agree:
             sys.exit(f"FAIL: triads {before} and {after} GB/s reported as agreeing: {c['triad_before_and_after_agree']}")
         moved_cases += 0 if agree else 1
-    one = next(c for c in cases if c["threads_per_rank"] == 1)
     for c in cases:
+        one = next(o for o in cases if o["threads_per_rank"] == 1 and o["steps_per_sweep"] == c["steps_per_sweep"])
         speedup = c["stencil_mpoints_per_second"]["median"] / one["stencil_mpoints_per_second"]["median"]
         triad = c["triad_gbytes_per_second"]["median"] / one["triad_gbytes_per_second"]["median"]
         if not (close(c["speedup"], speedup) and close(c["triad_speedup"], triad)):
@@ -101,6 +131,7 @@ def main():
         if growth is not None and f"RSS grew by {growth:.3f} x" not in proc.stdout:
             sys.exit(f"FAIL: no memory line with the RSS growth {growth:.3f} on stdout\n{proc.stdout}")
     check_cache_resident(doc, proc.stdout)
+    check_sweep_levels(doc, proc.stdout)
     if moved_lines != moved_cases:
         sys.exit(f"FAIL: {moved_cases} cases whose triads disagree, {moved_lines} lines saying so\n{proc.stdout}")
     print(f"OK: {len(cases)} cases, {moved_cases} with the memory's pace moved")

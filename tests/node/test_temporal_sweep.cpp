@@ -285,6 +285,16 @@ TEST(TemporalSweep, SolverSweepsWithTheSourceEqualSingleSteps) {
   EXPECT_TRUE(bitwise_equal(stepped.previous(), swept.previous()));
   // The source really fired: the field is no longer zero.
   EXPECT_NE(stepped.current().at(15, 13, 12), 0.0f);
+  // Each level's kernel time counts every point of the update region once per sweep that had that
+  // level: sweeps of 4, 2 and 3 levels.
+  const SweepLevelTimes& times = swept.level_times();
+  const std::int64_t region = swept.update_region().volume();
+  ASSERT_EQ(times.levels(), 4);
+  const std::array<std::int64_t, 4> sweeps_with_level{3, 3, 2, 1};
+  for (int level = 1; level <= 4; ++level) {
+    EXPECT_EQ(times.points(level), sweeps_with_level[level - 1] * region) << "level " << level;
+    EXPECT_GT(times.thread_seconds(level), 0.0) << "level " << level;
+  }
 }
 
 // The halo of a subdomain that is the whole periodic grid, filled `width` deep from the far side
@@ -362,6 +372,34 @@ void check_periodic_sweeps(int levels, bool in_two_parts, std::array<bool, 3> in
         << "levels " << levels << (in_two_parts ? " inside + rest" : " whole") << " after " << done << " steps";
   }
   EXPECT_NE(stepped.current().at(1, 27, 25), 0.0f);
+}
+
+// Inside then rest computes the same points at every level as one whole sweep: the level times of the
+// two count them alike (the rest's shells over all threads included), and the whole sweep's level L
+// reaches (levels - L) radii into the periodic halo on every face.
+TEST(TemporalSweep, LevelTimesCountThePointsOfEachLevelWholeOrInTwoParts) {
+  omp_set_num_threads(2);
+  RunConfig c = ricker_config();
+  c.grid.boundary = Boundary::periodic;
+  const int levels = 3;
+  c.blocking.steps = levels;
+  const FaceFlags all_faces{{{true, true}, {true, true}, {true, true}}};
+  WaveSolver<float> whole(c, c.grid.whole(), {true, true, true}, all_faces);
+  WaveSolver<float> parts(c, c.grid.whole(), {true, true, true}, all_faces);
+  for (WaveSolver<float>* solver : {&whole, &parts}) {
+    for (Field<float>* f : {&solver->velocity_halo_field(), &solver->halo_field(), &solver->older_halo_field()})
+      fill_periodic_halo(*f, c.grid.n, solver->halo_width());
+  }
+  whole.sweep(levels);
+  parts.sweep_inside(levels);
+  parts.sweep_rest(levels);
+  ASSERT_EQ(whole.level_times().levels(), levels);
+  ASSERT_EQ(parts.level_times().levels(), levels);
+  for (int level = 1; level <= levels; ++level) {
+    const Box reach = c.grid.whole().grown(static_cast<std::int64_t>(levels - level) * c.grid.radius);
+    EXPECT_EQ(whole.level_times().points(level), reach.volume()) << "level " << level;
+    EXPECT_EQ(parts.level_times().points(level), reach.volume()) << "level " << level;
+  }
 }
 
 TEST(TemporalSweep, PeriodicDeepHaloSweepsEqualSingleSteps) {
