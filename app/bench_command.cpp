@@ -95,6 +95,7 @@ void print_case(const BenchCase& c) {
                c.blocks[2], c.prefetch_rows ? ", " + engine::prefetch_text(*c.prefetch_rows) : "",
                c.tuning_summary);
   if (!c.tuning_trial.empty()) fmt::print("{:>11}   tuning {}\n", "", c.tuning_trial);
+  if (!c.short_sweeps_notice.empty()) fmt::print("{:>11}   temporal: {}\n", "", c.short_sweeps_notice);
   if (c.cache_resident) {
     const CacheResidentRate& in_cache = *c.cache_resident;
     fmt::print("{:>11}   in cache: {:.1f} MPoints/s ({:.1f}-{:.1f}) on a {}^3 grid (fields {}{}), {:.3f} of the bw "
@@ -162,6 +163,8 @@ nlohmann::json to_json(const BenchCase& c) {
           {"steps_per_sweep", c.steps_per_sweep},
           {"steps_per_sweep_requested", sweep_steps_json(c.steps_requested)},
           {"temporal_blocking_notice", c.sweep_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.sweep_notice)},
+          {"short_sweeps_notice", c.short_sweeps_notice.empty() ? nlohmann::json(nullptr)
+                                                                : nlohmann::json(c.short_sweeps_notice)},
           {"temporal_halo", c.ranks > 1 && c.steps_per_sweep > 1 ? nlohmann::json(enum_name(c.temporal_halo))
                                                                  : nlohmann::json(nullptr)},
           {"temporal_halo_notice",

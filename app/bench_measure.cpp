@@ -243,6 +243,7 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   }
   c.steps_per_sweep = outcome.steps_per_sweep;
   c.sweep_notice = outcome.sweep_notice;
+  c.short_sweeps_notice = outcome.short_sweeps_notice;
   c.temporal_halo = outcome.temporal_halo;
   c.temporal_halo_notice = outcome.temporal_halo_notice;
   c.bytes_per_point = outcome.bytes_per_point;

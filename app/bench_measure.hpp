@@ -101,6 +101,7 @@ struct BenchCase {
   int steps_per_sweep = 1;  // time steps per sweep it ran with
   int steps_requested = 1;  // the --sweep-steps entry it ran for (kTunedSweepSteps: auto)
   std::string sweep_notice; // why fewer than asked, if so
+  std::string short_sweeps_notice;  // which sweeps the end of a run cut short, if any
   TemporalHalo temporal_halo = TemporalHalo::deep;  // how sweeps met other ranks' faces (resolved)
   std::string temporal_halo_notice;                 // why "auto" resolved to deep halos, if it did
   int bytes_per_point = 0;  // what the bandwidth bound assumes the kernel moves per point

@@ -35,6 +35,7 @@ struct RunOutcome {
   std::string kernel;                 // the variant that ran ("jammed", "blocked", "reference")
   int steps_per_sweep = 1;            // time steps per sweep the loop ran (blocking.steps where it applies)
   std::string sweep_notice;           // why fewer steps per sweep than blocking.steps asked; empty if none
+  std::string short_sweeps_notice;    // which sweeps snapshots, checkpoints or the end cut short; empty if none
   // The kernel's time on each level of the loop's sweeps, summed over every thread of every rank, and
   // the points of each level: empty with one step per sweep.
   SweepLevelTimes sweep_levels;

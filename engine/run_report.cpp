@@ -170,6 +170,7 @@ std::string format_summary(const RunConfig& c, const RunOutcome& o) {
   if (const std::string trial = o.tuning.trial_line(); !trial.empty()) s += fmt::format("             {}\n", trial);
   if (!o.tuning.notice.empty()) s += fmt::format("             {}\n", o.tuning.notice);
   if (!o.sweep_notice.empty()) s += fmt::format("temporal:    {}\n", o.sweep_notice);
+  if (!o.short_sweeps_notice.empty()) s += fmt::format("temporal:    {}\n", o.short_sweeps_notice);
   if (!o.temporal_halo_notice.empty()) s += fmt::format("temporal:    {}\n", o.temporal_halo_notice);
   if (const std::string levels = sweep_levels_line(o.sweep_levels, o.sweep_threads); !levels.empty())
     s += fmt::format("levels:      {}\n", levels);
@@ -224,6 +225,8 @@ nlohmann::json run_document(const RunConfig& config, const RunContext& context, 
                    {"steps_per_sweep", o.steps_per_sweep},
                    {"steps_per_sweep_requested", config.tune.steps ? nlohmann::json("auto") : nlohmann::json(config.blocking.steps)},
                    {"temporal_blocking_notice", o.sweep_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.sweep_notice)},
+                   {"short_sweeps_notice", o.short_sweeps_notice.empty() ? nlohmann::json(nullptr)
+                                                                         : nlohmann::json(o.short_sweeps_notice)},
                    {"temporal_halo", sweeps_meet_neighbours(o, config) ? nlohmann::json(enum_name(o.temporal_halo))
                                                                        : nlohmann::json(nullptr)},
                    {"temporal_halo_notice", o.temporal_halo_notice.empty() ? nlohmann::json(nullptr)

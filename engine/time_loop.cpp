@@ -233,6 +233,7 @@ StepTimes step_loop(RankRun<T>& run, StepDriver<T>& driver, FieldIoSchedule<T>& 
   ProgressReporter progress(times.steps(), rank == 0 ? config.progress : ProgressMode::off, stdout,
                             static_cast<double>(out.updated_points));
   int last_clean_step = first_step;  // a run continued from a checkpoint was clean up to it
+  out.short_sweeps_notice = short_sweeps_notice(config, out.steps_per_sweep, first_step);
   solver.clear_level_times();         // the tuner's trial may have swept the run's fields before
   mpi::check(MPI_Barrier(comm), "MPI_Barrier");
   counters.start_loop();

@@ -63,6 +63,19 @@ TEST(SweepSchedule, AContinuedRunCountsFromTheStepItContinuesAt) {
   EXPECT_EQ(s.checks, (std::vector<int>{32, 40}));
 }
 
+TEST(SweepSchedule, TheNoticeCountsTheSweepsAndStepsCutShort) {
+  EXPECT_EQ(short_sweeps_notice(config_of(48, 10), 4, 0), "");
+  EXPECT_EQ(short_sweeps_notice(config_of(30, 10, 6, 25), 1, 0), "");
+  // Sweeps ending at 4, 6, 10, 12, 16, 18, 22, 24, 25, 29, 30: six of eleven short, 10 steps in them.
+  EXPECT_EQ(short_sweeps_notice(config_of(30, 10, 6, 25), 4, 0),
+            "6 of 11 sweeps ran fewer than 4 steps, ending at a snapshot, a checkpoint or the end of the run (10 of "
+            "the 30 steps); intervals and run.steps that are multiples of 4 avoid it");
+  // Continued at step 20 of 42: 24, ..., 40, 42.
+  EXPECT_EQ(short_sweeps_notice(config_of(42, 10), 4, 20),
+            "1 of 6 sweeps ran fewer than 4 steps, ending at a snapshot, a checkpoint or the end of the run (2 of the "
+            "22 steps); intervals and run.steps that are multiples of 4 avoid it");
+}
+
 TEST(SweepSchedule, ASweepTakesAtLeastOneStep) {
   EXPECT_EQ(next_sweep_steps(config_of(10, 10), 0, 3), 1);
   EXPECT_EQ(next_sweep_steps(config_of(10, 10), 4, 9), 1);
