@@ -51,6 +51,7 @@ struct BenchOptions {
   std::string progress = "poll";
   bool no_bind = false;
   bool base_pages = false;
+  std::size_t array_mib = 0;  // the triad's MiB per array; 0: 4x the LLC, at least 64
   bool strict_placement = false;
   int radius = 8;                   // R: order 2R in space
   std::string precision = "single";
@@ -191,7 +192,8 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
   settings.stencil = stencil_config(o, n);
   settings.steps_per_repetition = o.steps;
   settings.repetitions = o.repetitions;
-  settings.stream_elements = default_stream_elements(llc);
+  settings.stream_elements =
+      o.array_mib > 0 ? o.array_mib * (std::size_t{1} << 20) / sizeof(double) : default_stream_elements(llc);
   settings.bind = !o.no_bind;
   settings.stencil.memory.huge_pages = !o.base_pages;
   settings.launch_cpus = launch_affinity();
@@ -238,6 +240,10 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
                "first step; bandwidth bound = triad GB/s / {} B per point; the triad again just after, and a line "
                "under the row where the two differ by more than {:.0f} %\n",
                format_bytes(settings.stream_elements * 8), bytes_per_point, 100 * stream_agreement_tolerance);
+    if (llc && 3 * settings.stream_elements * sizeof(double) < 2 * *llc)
+      fmt::print("  the triad's three arrays ({}) take less than twice the LLC of {}: the bandwidth bound is "
+                 "partly the cache's, not the memory's (--array-mib)\n",
+                 format_bytes(3 * settings.stream_elements * sizeof(double)), format_bytes(*llc));
     fmt::print("  pages: {} for the fields and the triad's arrays (transparent huge pages on this system: {})\n",
                o.base_pages ? "base pages" : "transparent huge pages asked for (madvise)", transparent_huge_page_mode());
     fmt::print("  compute bound = multiply-add peak measured on the case's threads just before the stencil "
@@ -343,6 +349,7 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
           settings.stencil.tune.size ? nlohmann::json("auto") : nlohmann::json(settings.stencil.blocking.size);
       nlohmann::json doc = {{"grid", n}, {"radius", o.radius}, {"precision", o.precision}, {"blocks", blocks},
                             {"last_level_cache_bytes", llc ? nlohmann::json(*llc) : nlohmann::json(nullptr)},
+                            {"triad_array_bytes", settings.stream_elements * sizeof(double)},
                             {"cases", nlohmann::json::array()}};
       for (const BenchCase& c : cases) doc["cases"].push_back(to_json(c));
       // With several ranks: each --sweep-steps entry's ranks against threads (empty on one rank).
@@ -416,6 +423,9 @@ Command add_bench_command(CLI::App& parent) {
       ->capture_default_str();
   cli->add_flag("--base-pages", o->base_pages,
                 "Fields and triad arrays on base pages (init.huge_pages = false) instead of transparent huge pages");
+  cli->add_option("--array-mib", o->array_mib,
+                  "MiB per array of the STREAM triad (default: 4x the last-level cache, at least 64)")
+      ->check(CLI::Range(1, 1 << 24));
   cli->add_flag("--strict-placement", o->strict_placement,
                 "Stop (exit 2) before measuring a case whose placement the binding audit finds wrong");
   cli->add_option("--json", o->json, "Also write the results to this JSON file");

@@ -28,7 +28,7 @@ def main():
     work.mkdir(parents=True, exist_ok=True)
     out = work / "bench.json"
     cmd = command + ["bench", "--grid", "48", "--steps", "2", "--repetitions", "2", "--threads", "2",
-                     "--sweep-steps", "1,2", "--json", str(out)]
+                     "--sweep-steps", "1,2", "--array-mib", "8", "--json", str(out)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=200)
     if proc.returncode != 0:
         sys.exit(f"FAIL: {' '.join(cmd)} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
@@ -58,6 +58,14 @@ def main():
         if layout["triads_agree"] != agree:
             sys.exit(f"FAIL: T = {steps}: triads {triad_ranks} and {triad_threads} GB/s, agree {layout['triads_agree']}")
         disagreeing += 0 if agree else 1
+        # The kernel's time per level: none at one step per sweep, every level over both layouts' 2 threads at T = 2.
+        for c in (ranks, threads):
+            levels = c["sweep_levels"]
+            if steps == 1 and levels is not None:
+                sys.exit(f"FAIL: sweep levels {levels} at one step per sweep")
+            if steps == 2 and (levels is None or levels["threads"] != 2 or len(levels["levels"]) != 2
+                               or not levels["later_levels_mpoints_per_second"] > 0):
+                sys.exit(f"FAIL: T = 2, {c['ranks']} x {c['threads_per_rank']}: sweep levels {levels}")
         line = (f"reach {layout['throughput_ratio']:.3f} x the throughput of 1 rank x 2 threads at T = {steps};")
         bound_line = f"against each layout's own bandwidth bound: {layout['bound_fraction_ratio']:.3f} (triad {triad_ranks:.2f}"
         if line not in proc.stdout or bound_line not in proc.stdout:
