@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -80,6 +81,14 @@ std::string fraction_text(const std::optional<double>& bound, double value) {
   return bound ? fmt::format("{:.3f}", value / *bound) : "n/a";
 }
 
+// The rate of the later levels of the case's sweeps against its bandwidth bound: what deeper sweeps
+// approach (engine/sweep_levels_report.hpp); nullopt at one step per sweep.
+std::optional<double> later_levels_fraction_of_bound(const BenchCase& c) {
+  const auto rates = engine::sweep_level_rates(c.sweep_levels, c.sweep_threads);
+  if (!rates) return std::nullopt;
+  return rates->later_mpoints / c.bandwidth_bound_mpoints;
+}
+
 void print_case(const BenchCase& c) {
   // A warning goes right above the row it is about, once for the whole job.
   std::fflush(stdout);
@@ -107,10 +116,9 @@ void print_case(const BenchCase& c) {
                c.stencil_mpoints.median / in_cache.mpoints.median);
   }
   if (!c.cache_resident_notice.empty()) fmt::print("{:>11}   in cache: {}\n", "", c.cache_resident_notice);
-  if (const auto rates = engine::sweep_level_rates(c.sweep_levels, c.sweep_threads))
+  if (const auto fraction = later_levels_fraction_of_bound(c))
     fmt::print("{:>11}   levels: {}; that rate is {:.3f} of the bw bound\n", "",
-               engine::sweep_levels_line(c.sweep_levels, c.sweep_threads),
-               rates->later_mpoints / c.bandwidth_bound_mpoints);
+               engine::sweep_levels_line(c.sweep_levels, c.sweep_threads), *fraction);
   if (!c.triads_agree())
     fmt::print("{:>11}   memory bandwidth moved during this case: triad {:.2f} GB/s before the stencil, {:.2f} GB/s "
                "after it; against the bound after it the stencil reached {:.3f}\n",
@@ -130,8 +138,8 @@ nlohmann::json cache_resident_json(const BenchCase& c) {
 
 nlohmann::json sweep_levels_json(const BenchCase& c) {
   nlohmann::json levels = engine::sweep_levels_json(c.sweep_levels, c.sweep_threads);
-  if (const auto rates = engine::sweep_level_rates(c.sweep_levels, c.sweep_threads))
-    levels["later_levels_fraction_of_bandwidth_bound"] = rates->later_mpoints / c.bandwidth_bound_mpoints;
+  if (const auto fraction = later_levels_fraction_of_bound(c))
+    levels["later_levels_fraction_of_bandwidth_bound"] = *fraction;
   return levels;
 }
 
@@ -192,8 +200,8 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
   settings.stencil = stencil_config(o, n);
   settings.steps_per_repetition = o.steps;
   settings.repetitions = o.repetitions;
-  settings.stream_elements =
-      o.array_mib > 0 ? o.array_mib * (std::size_t{1} << 20) / sizeof(double) : default_stream_elements(llc);
+  constexpr std::size_t mib = std::size_t{1} << 20;
+  settings.stream_elements = o.array_mib > 0 ? o.array_mib * mib / sizeof(double) : default_stream_elements(llc);
   settings.bind = !o.no_bind;
   settings.stencil.memory.huge_pages = !o.base_pages;
   settings.launch_cpus = launch_affinity();

@@ -1,7 +1,7 @@
 #include "engine/run_report.hpp"
-#include "engine/sweep_levels_report.hpp"
 
 #include "engine/binding_map.hpp"
+#include "engine/sweep_levels_report.hpp"
 
 #include <fmt/format.h>
 
