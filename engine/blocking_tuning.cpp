@@ -297,6 +297,9 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   const MachineInfo machine = collect_machine_info();
   const TuningKey key = key_for(config, machine, owned, neighbour_faces, tune_steps, max_steps);
   TuningBudget sized = budget;
+  // The share of the run the search may take is the slowest rank's: alike on every rank, as the
+  // search's collectives need.
+  sized.run_point_updates = mpi::allreduce_max(comm, budget.run_point_updates);
   if (const auto llc = total_last_level_cache_bytes(machine))
     sized.scratch_bytes = std::max(sized.scratch_bytes, 2.0 * static_cast<double>(*llc));
   // The candidates come from the largest subdomain extent, the same on every rank.

@@ -19,6 +19,17 @@ void agree_on_error(MPI_Comm comm, const std::optional<std::string>& local_error
   throw CollectiveError(message, first);
 }
 
+void agree_on_error_of_block(MPI_Comm comm, const std::optional<std::string>& local_error) {
+  try {
+    agree_on_error(comm, local_error);
+  } catch (const CollectiveError&) {
+    throw;
+  } catch (const std::exception& e) {
+    if (!local_error) throw;
+    abort_job(comm, *local_error + " (then agreeing on the error failed: " + e.what() + ")");
+  }
+}
+
 void abort_job(MPI_Comm comm, const std::string& message) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);

@@ -28,6 +28,11 @@ class CollectiveError : public std::runtime_error {
 // message of the lowest failing rank. Otherwise returns normally on every rank.
 void agree_on_error(MPI_Comm comm, const std::optional<std::string>& local_error);
 
+// agree_on_error for collectively(): where this rank failed and the agreement itself fails (another
+// rank was still inside a collective of fn(), so the two met in calls of different sizes), the job
+// is aborted with this rank's own error rather than the MPI error that would hide it.
+void agree_on_error_of_block(MPI_Comm comm, const std::optional<std::string>& local_error);
+
 // Runs fn() on every rank; an exception on any rank becomes a CollectiveError on all of them.
 template <typename Fn>
 auto collectively(MPI_Comm comm, Fn&& fn) -> decltype(fn()) {
@@ -38,7 +43,7 @@ auto collectively(MPI_Comm comm, Fn&& fn) -> decltype(fn()) {
     } catch (const std::exception& e) {
       error = e.what();
     }
-    agree_on_error(comm, error);
+    agree_on_error_of_block(comm, error);
   } else {
     decltype(fn()) result{};
     try {
@@ -46,7 +51,7 @@ auto collectively(MPI_Comm comm, Fn&& fn) -> decltype(fn()) {
     } catch (const std::exception& e) {
       error = e.what();
     }
-    agree_on_error(comm, error);
+    agree_on_error_of_block(comm, error);
     return result;
   }
 }

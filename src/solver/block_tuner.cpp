@@ -57,6 +57,15 @@ struct ScratchFields {
   }
 };
 
+// The subdomain the scratch fields take the shape of: the agreed extent (the largest over ranks) from
+// the owned box's corner. Every rank then times the same number of points, so the rates, and with
+// them every choice the search makes, come out alike on all ranks: a rate of its own subdomain's
+// points would let one rank's budget, trial or re-tuning differ from another's, and their
+// collectives with it.
+Box scratch_subdomain(const Box& owned, const Index3& agreed_extent) {
+  return {owned.lo, {owned.lo[0] + agreed_extent[0], owned.lo[1] + agreed_extent[1], owned.lo[2] + agreed_extent[2]}};
+}
+
 // The planes of the scratch fields: kScratchPlanes, or enough for the three to hold scratch_bytes.
 template <typename T>
 std::int64_t scratch_planes(const Box& owned, double scratch_bytes) {
@@ -279,10 +288,11 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   out.temporal_halo = trial_halos(config.parallel.temporal_halo).front();
   const bool temporal_applies = max_steps > 1;
   if (!tune_size && !(tune_steps && temporal_applies)) return out;
-  const std::int64_t planes = scratch_planes<T>(owned, budget.scratch_bytes);
+  const Box subdomain = scratch_subdomain(owned, agreed_extent);
+  const std::int64_t planes = scratch_planes<T>(subdomain, budget.scratch_bytes);
   const double build_start = omp_get_wtime();
   // Freed before the trial on real steps, which builds fields of the whole subdomain.
-  std::optional<ScratchFields<T>> scratch(std::in_place, owned, config.grid.radius, planes, config.memory.huge_pages);
+  std::optional<ScratchFields<T>> scratch(std::in_place, subdomain, config.grid.radius, planes, config.memory.huge_pages);
   const double scratch_seconds_per_plane = (omp_get_wtime() - build_start) / static_cast<double>(scratch->owned.extent(2));
   // With T searched, the trial weighs T; with T given and the temporal halo "auto", the halos at that T.
   const bool halos_to_weigh = tune_size && config.blocking.steps > 1 && trial_halos(config.parallel.temporal_halo).size() > 1;
@@ -474,7 +484,9 @@ template <typename T>
 double measure_blocking_rate(const RunConfig& config, const Box& owned, const Index3& agreed_extent,
                              const NeighbourFaces& neighbour_faces, const Blocking& blocking, KernelVariant variant,
                              double seconds, double scratch_bytes, const std::function<double(double)>& slowest) {
-  ScratchFields<T> scratch(owned, config.grid.radius, scratch_planes<T>(owned, scratch_bytes), config.memory.huge_pages);
+  const Box subdomain = scratch_subdomain(owned, agreed_extent);
+  ScratchFields<T> scratch(subdomain, config.grid.radius, scratch_planes<T>(subdomain, scratch_bytes),
+                           config.memory.huge_pages);
   const Kernel<T> kernel(second_derivative_weights(config.grid.radius), blocking, variant);
   const double one = std::max(slowest(time_sweep(scratch, kernel, blocking)), 1e-9);
   const int sweeps = static_cast<int>(std::clamp(std::ceil(seconds / one), 2.0, 1000.0));

@@ -214,13 +214,14 @@ void run_real_step_trial(TuningOutcome& out, const RealStepTimer& real_steps, do
 std::vector<TemporalHalo> trial_halos(TemporalHalo setting);
 
 // Measures candidates for `config` (its kernel, radius, precision and blocking as the starting
-// point) on the subdomain `owned`. The candidates are drawn for `agreed_extent`, a subdomain extent
-// every rank passes alike (the largest over ranks), so that all ranks measure the same list; with
+// point) on scratch fields of `agreed_extent` from the corner of `owned`. `agreed_extent` is a
+// subdomain extent every rank passes alike (the largest over ranks), so that all ranks measure the
+// same list on as many points; with
 // `neighbour_faces`, alike on every rank too, it gives the deep halos' share of each sweep. tune_size / tune_steps: what to search; max_steps: the most
 // time steps one sweep of this run can take (1: temporal blocking does not apply). `budget` bounds the measuring. slowest(seconds)
 // turns one candidate's time into the time every rank agrees on (the maximum over ranks; the
 // identity on one), so that all ranks make the same choices; it is called the same number of times
-// on every rank. real_steps: where given, the trial on real steps described above.
+// on every rank, given a `budget` alike on every rank. real_steps: where given, the trial on real steps described above.
 template <typename T>
 TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Index3& agreed_extent,
                             const NeighbourFaces& neighbour_faces, bool tune_size,
@@ -228,7 +229,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
                             const std::function<double(double)>& slowest,
                             const RealStepTimer& real_steps = nullptr);
 
-// The rate the search would score `blocking` with `variant` at on scratch fields of `owned` (holding at
+// The rate the search would score `blocking` with `variant` at on scratch fields as tune_blocking's (holding at
 // least scratch_bytes, as TuningBudget::scratch_bytes): timed for about `seconds` after as long untimed.
 // For a cached choice: whether the machine runs it faster now than when it was chosen. Collective
 // where slowest is (every rank calls it alike).
