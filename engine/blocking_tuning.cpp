@@ -21,7 +21,7 @@
 namespace wave3d::engine {
 namespace {
 
-TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box& owned,
+TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Index3& agreed_extent,
                   const NeighbourFaces& neighbour_faces, bool tune_steps, int max_steps) {
   TuningKey key;
   key.machine = fmt::format("{} ({} hardware threads)", machine.cpu_model.value_or("unknown CPU"), machine.pus);
@@ -31,7 +31,7 @@ TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Box
                    : std::string(to_string(kernel_variant(config.kernel, config.grid.radius)));
   key.radius = config.grid.radius;
   key.precision = std::string(enum_name(config.precision));
-  key.subdomain = owned.extents();
+  key.subdomain = agreed_extent;  // the extent the search measures on every rank
   key.neighbour_faces = neighbour_faces;
   key.size = config.tune.size;
   key.steps = tune_steps;
@@ -295,7 +295,6 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   const std::optional<std::filesystem::path> file = tuning_cache_path(config.tune.cache);
   if (file) out.cache_file = file->string();
   const MachineInfo machine = collect_machine_info();
-  const TuningKey key = key_for(config, machine, owned, neighbour_faces, tune_steps, max_steps);
   TuningBudget sized = budget;
   // The share of the run the search may take is the slowest rank's: alike on every rank, as the
   // search's collectives need.
@@ -306,6 +305,7 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   Index3 agreed{};
   for (int a = 0; a < 3; ++a) agreed[a] = static_cast<std::int64_t>(mpi::allreduce_max(comm, static_cast<double>(owned.extent(a))));
   const auto slowest = [&](double seconds) { return mpi::allreduce_max(comm, seconds); };
+  const TuningKey key = key_for(config, machine, agreed, neighbour_faces, tune_steps, max_steps);
   if (!measure_anyway) {
     if (const auto cached = cached_on_all(comm, file, key, budget.fixed_seconds())) {
       if (cached->mpoints_per_second) {

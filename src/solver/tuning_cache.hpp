@@ -14,8 +14,8 @@
 namespace wave3d {
 
 // What a measurement depends on: the machine (CPU model and hardware threads), the threads per rank,
-// the kernel asked for ("auto" when the tuner chooses it), radius and precision, the subdomain's
-// extent, the deep halos its sweeps compute (NeighbourFaces) and what was searched: block sizes, time
+// the kernel asked for ("auto" when the tuner chooses it), radius and precision, the subdomain
+// extent searched (the largest over ranks), the deep halos its sweeps compute (NeighbourFaces) and what was searched: block sizes, time
 // steps per sweep (searched up to a limit, or given) and the prefetch distance (searched, or given).
 struct TuningKey {
   std::string machine;
