@@ -188,6 +188,44 @@ nlohmann::json to_json(const BenchCase& c) {
            c.cache_resident_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.cache_resident_notice)}};
 }
 
+// What the bench derives from the node it runs on (its LLC, the OpenMP threads): the grid, the
+// triad's arrays, the in-cache grid and the thread counts.
+struct BenchShape {
+  std::int64_t grid_edge = 0;
+  std::size_t stream_elements = 0;
+  std::optional<std::int64_t> cache_grid_edge;
+  std::vector<int> thread_counts;
+};
+
+BenchShape shape_on_this_node(const BenchOptions& o, const std::optional<std::uint64_t>& llc) {
+  BenchShape shape;
+  shape.grid_edge = o.grid > 0 ? o.grid : default_grid_edge(llc.value_or(32u << 20));
+  constexpr std::size_t mib = std::size_t{1} << 20;
+  shape.stream_elements = o.array_mib > 0 ? o.array_mib * mib / sizeof(double) : default_stream_elements(llc);
+  const bool single = stencil_config(o, shape.grid_edge).precision == Precision::single;
+  shape.cache_grid_edge = cache_resident_edge(llc, o.radius, single ? sizeof(float) : sizeof(double), shape.grid_edge);
+  shape.thread_counts =
+      o.threads.empty() ? (omp_get_max_threads() > 1 ? std::vector<int>{1, omp_get_max_threads()} : std::vector<int>{1})
+                        : parse_thread_list(o.threads);
+  return shape;
+}
+
+// Rank 0's shape on every rank: ranks on unlike nodes, or launched with unlike OMP_NUM_THREADS, would
+// otherwise run different cases, and with them different collectives.
+BenchShape shape_of_rank_0(MPI_Comm comm, const BenchShape& mine) {
+  const nlohmann::json sent = {{"grid_edge", mine.grid_edge},
+                               {"stream_elements", mine.stream_elements},
+                               {"cache_grid_edge", mine.cache_grid_edge ? nlohmann::json(*mine.cache_grid_edge) : nlohmann::json()},
+                               {"thread_counts", mine.thread_counts}};
+  const nlohmann::json got = nlohmann::json::parse(mpi::broadcast_string(comm, sent.dump(), 0));
+  BenchShape shape;
+  shape.grid_edge = got.at("grid_edge").get<std::int64_t>();
+  shape.stream_elements = got.at("stream_elements").get<std::size_t>();
+  if (!got.at("cache_grid_edge").is_null()) shape.cache_grid_edge = got.at("cache_grid_edge").get<std::int64_t>();
+  shape.thread_counts = got.at("thread_counts").get<std::vector<int>>();
+  return shape;
+}
+
 int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::string>& command_line,
               std::chrono::system_clock::time_point started) {
   int rank = 0, size = 1;
@@ -195,22 +233,19 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
   MPI_Comm_size(comm, &size);
   const MachineInfo machine = collect_machine_info();
   const std::optional<std::uint64_t> llc = total_last_level_cache_bytes(machine);
-  const std::int64_t n = o.grid > 0 ? o.grid : default_grid_edge(llc.value_or(32u << 20));
+  const BenchShape shape = shape_of_rank_0(comm, shape_on_this_node(o, llc));
+  const std::int64_t n = shape.grid_edge;
   BenchSettings settings;
   settings.stencil = stencil_config(o, n);
   settings.steps_per_repetition = o.steps;
   settings.repetitions = o.repetitions;
-  constexpr std::size_t mib = std::size_t{1} << 20;
-  settings.stream_elements = o.array_mib > 0 ? o.array_mib * mib / sizeof(double) : default_stream_elements(llc);
+  settings.stream_elements = shape.stream_elements;
   settings.bind = !o.no_bind;
   settings.stencil.memory.huge_pages = !o.base_pages;
   settings.launch_cpus = launch_affinity();
   settings.strict_placement = o.strict_placement;
-  settings.cache_grid_edge = cache_resident_edge(
-      llc, o.radius, settings.stencil.precision == Precision::single ? sizeof(float) : sizeof(double), n);
-  const std::vector<int> thread_counts =
-      o.threads.empty() ? (omp_get_max_threads() > 1 ? std::vector<int>{1, omp_get_max_threads()} : std::vector<int>{1})
-                        : parse_thread_list(o.threads);
+  settings.cache_grid_edge = shape.cache_grid_edge;
+  const std::vector<int>& thread_counts = shape.thread_counts;
   mpi::collectively(comm, [&] {
     const ThreadLimit limit = this_process_thread_limit();
     for (int threads : thread_counts)

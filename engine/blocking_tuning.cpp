@@ -301,9 +301,13 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   sized.run_point_updates = mpi::allreduce_max(comm, budget.run_point_updates);
   if (const auto llc = total_last_level_cache_bytes(machine))
     sized.scratch_bytes = std::max(sized.scratch_bytes, 2.0 * static_cast<double>(*llc));
-  // The candidates come from the largest subdomain extent, the same on every rank.
+  // Alike on every rank too, where nodes differ: the scratch fields' size sets the rates measured.
+  sized.scratch_bytes = mpi::allreduce_max(comm, sized.scratch_bytes);
+  // The candidates come from the largest subdomain extent and the most threads of any rank (ranks on
+  // nodes with fewer ranks may run more threads), the same on every rank.
   Index3 agreed{};
   for (int a = 0; a < 3; ++a) agreed[a] = static_cast<std::int64_t>(mpi::allreduce_max(comm, static_cast<double>(owned.extent(a))));
+  const int agreed_threads = static_cast<int>(mpi::allreduce_max(comm, omp_get_max_threads()));
   const auto slowest = [&](double seconds) { return mpi::allreduce_max(comm, seconds); };
   const TuningKey key = key_for(config, machine, agreed, neighbour_faces, tune_steps, max_steps);
   if (!measure_anyway) {
@@ -328,7 +332,7 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   }
   out.measured = mpi::collectively(comm, [&] {
     return tune_blocking<T>(config, owned, agreed, neighbour_faces, config.tune.size, tune_steps, max_steps, sized,
-                            slowest, real_steps);
+                            slowest, real_steps, agreed_threads);
   });
   out.blocking = out.measured.blocking;
   out.variant = out.measured.variant;

@@ -1,5 +1,6 @@
 #include "engine/run_preflight.hpp"
 
+#include <stdexcept>
 
 #include "engine/placement_setup.hpp"
 #include "engine/restart_source.hpp"
@@ -56,21 +57,23 @@ mpi::Decomposition decompose_for_job(const RunConfig& config, int ranks, int ran
   return d;
 }
 
-void require_thread_level_for(const RunConfig& config) {
+void require_thread_level_for(const RunConfig& config, MPI_Comm comm) {
   if (config.parallel.progress != ProgressEngine::thread) return;
-  int provided = MPI_THREAD_SINGLE;
-  MPI_Query_thread(&provided);
-  if (provided < MPI_THREAD_MULTIPLE)
-    throw mpi::CollectiveError("parallel.progress = \"thread\" needs MPI_THREAD_MULTIPLE, but the MPI library "
+  // Agreed: MPI lets each process be given its own thread level.
+  mpi::collectively(comm, [] {
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    if (provided < MPI_THREAD_MULTIPLE)
+      throw std::runtime_error("parallel.progress = \"thread\" needs MPI_THREAD_MULTIPLE, but the MPI library "
                                "provides " + mpi::thread_level_name(provided) +
-                               "; allowed with this library: parallel.progress = \"none\" or \"poll\"",
-                               0);
+                               "; allowed with this library: parallel.progress = \"none\" or \"poll\"");
+  });
 }
 
 Preflight check_run_can_start(const RunConfig& config, MPI_Comm comm, const JobShape& job) {
   Preflight found;
   check_thread_count(config, comm);
-  require_thread_level_for(config);
+  require_thread_level_for(config, comm);
   check_placement_on_this_node(config, comm, job);
   found.decomposition =
       mpi::collectively(comm, [&] { return decompose_for_job(config, job.ranks, job.ranks_per_node()); });

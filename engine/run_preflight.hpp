@@ -49,8 +49,9 @@ Preflight check_run_can_start(const RunConfig& config, MPI_Comm comm, const JobS
 // copies of the largest rank's fields exceed this node's available memory.
 mpi::Decomposition decompose_for_job(const RunConfig& config, int ranks, int ranks_per_node);
 
-// Throws mpi::CollectiveError unless the MPI library provides the thread level the configuration
-// needs (MPI_THREAD_MULTIPLE for parallel.progress = "thread").
-void require_thread_level_for(const RunConfig& config);
+// Collective over comm. Throws mpi::CollectiveError on every rank unless the MPI library provides,
+// on every rank, the thread level the configuration needs (MPI_THREAD_MULTIPLE for
+// parallel.progress = "thread").
+void require_thread_level_for(const RunConfig& config, MPI_Comm comm);
 
 }  // namespace wave3d::engine

@@ -139,7 +139,7 @@ template <typename T>
 void set_up(RankRun<T>& run, MPI_Comm comm, RunOutcome& out) {
   const RunConfig& config = run.config;
   const int rank = mpi::rank_in(comm);
-  require_thread_level_for(config);
+  require_thread_level_for(config, comm);
   run.decomposition = mpi::collectively(
       comm, [&] { return decompose_for_job(config, mpi::size_of(comm), mpi::rank_on_node(comm).size); });
   mpi::collectively(comm, [&] { fail_if_asked(config, rank, 0); });

@@ -26,12 +26,25 @@ std::vector<std::uint64_t> global_field_checksums(MPI_Comm comm, const std::vect
   return checksums;
 }
 
+namespace {
+
+// `header` with the first rank's texts on every rank. HDF5 wants every rank to pass the same value to
+// a collective attribute write, and a rank's config may hold values of its own (its progress core, a
+// node's thread count): the file records the first rank's.
+FieldFileHeader as_on_first_rank(MPI_Comm comm, FieldFileHeader header) {
+  for (std::string* text : {&header.config_json, &header.provenance_json, &header.snapshot_series_json})
+    *text = mpi::broadcast_string(comm, *text, 0);
+  return header;
+}
+
+}  // namespace
+
 template <typename T>
 void create_field_datasets(MPI_Comm comm, hid_t file, const std::filesystem::path& file_name,
                            const FieldFileHeader& header, const std::vector<FieldToWrite<T>>& fields,
                            const std::vector<std::uint64_t>& checksums,
                            const std::function<void(hid_t dataset, std::size_t index)>& fill) {
-  write_header(file, header);
+  write_header(file, as_on_first_rank(comm, header));
   const CoordinateScales coordinates = write_coordinate_scales(comm, file, header.grid_n, header.spacing);
   for (std::size_t i = 0; i < fields.size(); ++i) {
     const FieldToWrite<T>& f = fields[i];
@@ -49,7 +62,9 @@ void create_field_datasets(MPI_Comm comm, hid_t file, const std::filesystem::pat
       dataset.abandon();  // a write every rank agrees failed: see Hid::abandon
       throw;
     }
-    dataset.close("cannot close dataset '" + f.dataset + "' of '" + file_name.string() + "'");
+    // Closing writes the dataset's last metadata, where a full disk or a quota may strike some ranks
+    // only: they agree on the outcome before HDF5's next collective step.
+    mpi::collectively(comm, [&] { dataset.close("cannot close dataset '" + f.dataset + "' of '" + file_name.string() + "'"); });
   }
 }
 
@@ -78,7 +93,7 @@ std::uint64_t write_field_file(MPI_Comm comm, const std::filesystem::path& path,
       file.abandon();  // see Hid::abandon
       throw;
     }
-    file.close("cannot close '" + temporary.string() + "'");
+    mpi::collectively(comm, [&] { file.close("cannot close '" + temporary.string() + "'"); });
   } catch (...) {
     // Nothing half-written stays behind: the last complete file keeps its name either way.
     if (mpi::rank_in(comm) == 0) discard_temporary(temporary);

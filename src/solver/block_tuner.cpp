@@ -280,8 +280,10 @@ template <typename T>
 TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Index3& agreed_extent,
                             const NeighbourFaces& neighbour_faces, bool tune_size,
                             bool tune_steps, int max_steps, const TuningBudget& budget,
-                            const std::function<double(double)>& slowest, const RealStepTimer& real_steps) {
+                            const std::function<double(double)>& slowest, const RealStepTimer& real_steps,
+                            int candidate_threads) {
   TuningOutcome out;
+  const int threads = candidate_threads > 0 ? candidate_threads : omp_get_max_threads();
   out.blocking = with_prefetch_rows(config.blocking, config.grid.radius);
   // "auto" reaches the tuner only where split tiling fits (see the header): split unless the trial
   // finds deep halos faster.
@@ -410,7 +412,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
     std::vector<std::vector<Index3>> sizes;
     std::size_t longest = 0;
     for (KernelVariant v : variants) {
-      sizes.push_back(block_size_candidates(agreed_extent, start.size, omp_get_max_threads(), v));
+      sizes.push_back(block_size_candidates(agreed_extent, start.size, threads, v));
       longest = std::max(longest, sizes.back().size());
     }
     for (std::size_t i = 0; i < longest; ++i)
@@ -430,7 +432,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   const auto try_tile_heights = [&](int steps) {
     const Blocking sized = out.blocking;
     for (std::int64_t rows : sweep_tile_candidates(steps, config.grid.radius, sized.effective(1, agreed_extent[1]),
-                                                   agreed_extent[1], omp_get_max_threads())) {
+                                                   agreed_extent[1], threads)) {
       Blocking candidate = sized;
       candidate.steps = steps;
       candidate.size[1] = rows;
@@ -508,9 +510,9 @@ template double measure_blocking_rate<double>(const RunConfig&, const Box&, cons
 
 template TuningOutcome tune_blocking<float>(const RunConfig&, const Box&, const Index3&, const NeighbourFaces&, bool, bool,
                                             int, const TuningBudget&, const std::function<double(double)>&,
-                                            const RealStepTimer&);
+                                            const RealStepTimer&, int);
 template TuningOutcome tune_blocking<double>(const RunConfig&, const Box&, const Index3&, const NeighbourFaces&, bool,
                                              bool, int, const TuningBudget&, const std::function<double(double)>&,
-                                             const RealStepTimer&);
+                                             const RealStepTimer&, int);
 
 }  // namespace wave3d

@@ -222,12 +222,14 @@ std::vector<TemporalHalo> trial_halos(TemporalHalo setting);
 // turns one candidate's time into the time every rank agrees on (the maximum over ranks; the
 // identity on one), so that all ranks make the same choices; it is called the same number of times
 // on every rank, given a `budget` alike on every rank. real_steps: where given, the trial on real steps described above.
+// candidate_threads: the threads the candidates must give blocks to, alike on every rank (the most
+// any rank runs); 0 = this process's OpenMP threads.
 template <typename T>
 TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Index3& agreed_extent,
                             const NeighbourFaces& neighbour_faces, bool tune_size,
                             bool tune_steps, int max_steps, const TuningBudget& budget,
                             const std::function<double(double)>& slowest,
-                            const RealStepTimer& real_steps = nullptr);
+                            const RealStepTimer& real_steps = nullptr, int candidate_threads = 0);
 
 // The rate the search would score `blocking` with `variant` at on scratch fields as tune_blocking's (holding at
 // least scratch_bytes, as TuningBudget::scratch_bytes): timed for about `seconds` after as long untimed.

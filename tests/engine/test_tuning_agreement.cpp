@@ -1,4 +1,5 @@
-// The block tuner on ranks whose subdomains differ in size, as uneven decompositions give them: every
+// The block tuner on ranks whose subdomains differ in size, as uneven decompositions give them, and
+// whose thread counts differ, as nodes with different numbers of ranks give them: every
 // rank must measure the same candidates at the same rates, spend the same budget and choose alike,
 // also where it checks a cached choice, or the collectives inside the search part ways between ranks.
 #include <gtest/gtest.h>
@@ -34,6 +35,19 @@ RunConfig tuned_config(const std::string& cache) {
 // Rank r owns 20 + 3r planes along x: every rank a different number of points.
 Box unequal_subdomain(int rank) { return Box{{0, 0, 0}, {20 + 3 * rank, 40, 24}}; }
 
+// Ranks on nodes with fewer ranks may run more threads: here odd ranks run 4 and even ranks 1 while
+// the object lives, so that a candidate of too few blocks for 4 threads is one for 1.
+class UnequalThreads {
+ public:
+  explicit UnequalThreads(int rank) : before_(omp_get_max_threads()) { omp_set_num_threads(rank % 2 == 1 ? 4 : 1); }
+  ~UnequalThreads() { omp_set_num_threads(before_); }
+  UnequalThreads(const UnequalThreads&) = delete;
+  UnequalThreads& operator=(const UnequalThreads&) = delete;
+
+ private:
+  int before_;
+};
+
 // A run whose share of the budget differs per rank too, above the budget's floor on every rank.
 TuningBudget unequal_budget(int rank) {
   TuningBudget budget;
@@ -63,8 +77,9 @@ void expect_alike_on_all_ranks(const TunedBlocking& t, const std::string& what) 
   agree_nobody_failed(MPI_COMM_WORLD, error);
 }
 
-TEST(TuningAgreement, RanksWithUnequalSubdomainsMeasureAndChooseAlike) {
+TEST(TuningAgreement, RanksWithUnequalSubdomainsAndThreadsMeasureAndChooseAlike) {
   const int rank = world_rank();
+  const UnequalThreads threads(rank);
   const TunedBlocking t = tune_for_run<float>(tuned_config("off"), MPI_COMM_WORLD, unequal_subdomain(rank),
                                               NeighbourFaces{1, 0, 0}, 1, unequal_budget(rank), true);
   EXPECT_EQ(t.source, "measured");

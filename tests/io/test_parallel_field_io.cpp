@@ -235,6 +235,24 @@ TEST(Snapshot, FilesAndSidecar) {
   EXPECT_NE(xml.str().find("Dimensions=\"13 17 23\""), std::string::npos) << xml.str();
 }
 
+// A rank's config may hold values of its own (its progress core, its node's threads): the ranks'
+// headers then differ, and the file records rank 0's, written alike by every rank as HDF5 wants.
+TEST(Checkpoint, RanksWithTheirOwnConfigWriteRankZerosHeader) {
+  const SharedTempDir dir(kWorld);
+  RunConfig config = small_config({23, 17, 13}, 2, Precision::single);
+  const Box owned = owned_by_this_rank(config.grid.n, {0, 0, 0}, 2);
+  config.threads = 1;
+  const FieldFileHeader first = field_file_header(kCheckpointFormat, config, 5, "{}");  // rank 0's
+  config.threads = 1 + 16 * t::world_rank();  // a longer text on the other ranks
+  FieldFileHeader mine = field_file_header(kCheckpointFormat, config, 5, t::world_rank() == 0 ? "{}" : "{\"rank\": 1}");
+  const std::filesystem::path path = dir.path() / "own_config.h5";
+  write_checkpoint<float>(kWorld, path, mine, filled_field<float>(owned, 2, 1), filled_field<float>(owned, 2, 2),
+                          config.grid);
+  const CheckpointReader reader(kWorld, path);
+  EXPECT_EQ(reader.header().config_json, first.config_json);
+  EXPECT_EQ(reader.header().provenance_json, "{}");
+}
+
 template <typename T>
 void checkpoint_round_trip() {
   const SharedTempDir dir(kWorld);
