@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from .settings import StudyError
+from .stop_signals import stop_signals_held
 
 WRAPPER = r'''log=$1/noise-$(hostname -s).tsv
 "${@:2}" --log "$log" &
@@ -75,9 +76,10 @@ class Daemon:
         self.directory.mkdir(parents=True, exist_ok=True)
         (self.directory / "stop").unlink(missing_ok=True)
         self.output = open(self.directory / "output.txt", "wb")  # the daemons' summary lines
-        self.process = subprocess.Popen(self.command, env=self.env, stdout=self.output, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
         try:
+            with stop_signals_held():  # the handle first, so that a stop can end the daemon too
+                self.process = subprocess.Popen(self.command, env=self.env, stdout=self.output,
+                                                stderr=subprocess.STDOUT, start_new_session=True)
             self._wait_for_every_node()
         except BaseException:  # also the runner's own stop signal: never leave a daemon behind
             self._terminate()
@@ -99,7 +101,7 @@ class Daemon:
             time.sleep(0.1)
 
     def _terminate(self):
-        if self.process.poll() is not None:
+        if self.process is None or self.process.poll() is not None:
             return
         try:
             os.killpg(self.process.pid, signal.SIGTERM)

@@ -12,6 +12,7 @@ from ..files import lookup
 from .daemon import Daemon
 from .record import utc_now
 from .settings import StudyError
+from .stop_signals import stop_signals_held
 
 KILL_GRACE_SECONDS = 30
 NOT_AUDITED = "not audited"
@@ -66,16 +67,20 @@ def read_outcome(run_dir):
 def wait_for_run(command, output, env, timeout):
     """(exit status, status) of the run's launcher; stops it at the time limit or when the runner is
     told to stop (Interrupted, passed on)."""
-    process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    process = None
     try:
+        with stop_signals_held():
+            process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env,
+                                       start_new_session=True)
         exit_status = process.wait(timeout=timeout)
         return exit_status, "done" if exit_status == 0 else "failed"
     except subprocess.TimeoutExpired:
         stop_process_group(process)
         return process.returncode, "timeout"
     except Interrupted as stop:
-        stop_process_group(process)
-        stop.exit_status = process.returncode
+        if process is not None:
+            stop_process_group(process)
+            stop.exit_status = process.returncode
         raise
 
 
@@ -88,14 +93,15 @@ def execute_run(context, configuration, run, started):
                "--set", f"output.directory={json.dumps(str(run_dir.parent))}",
                "--set", f"output.name={json.dumps(run_dir.name)}"]
     run.update({"command": command, "started_utc": utc_now(), "status": "running"})
-    started()
+    began = time.monotonic()
     daemon = contextlib.nullcontext()
     if configuration["daemon"]:
         daemon = Daemon(context.noise, configuration["daemon_settings"], run_dir / "daemon", context.daemon_launcher,
                         context.nodes, context.hostfile_args, context.env)
     timeout = context.run_timeout or None
-    began = time.monotonic()
     try:
+        # From the moment the record says "running" on: a stop then is this run's.
+        started()
         with open(run_dir / "output.txt", "wb") as output, daemon:
             exit_status, status = wait_for_run(command, output, context.env, timeout)
     except Interrupted as stop:
