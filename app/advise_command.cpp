@@ -40,8 +40,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr std::size_t mib = std::size_t{1} << 20;
-
 struct AdviseOptions {
   std::string curves;  // a curves or advise JSON file: advise without measuring
   TopologyChoice topology;
@@ -78,7 +76,7 @@ AdviseMeasureOptions measure_options(const AdviseOptions& o) {
   m.grid = o.grid;
   m.steps = o.steps;
   m.repetitions = o.repetitions;
-  m.stream_elements = o.array_mib * mib / sizeof(double);
+  m.stream_elements = stream_elements_of_mib(o.array_mib);
   m.stream_repetitions = o.stream_repetitions;
   if (o.numa >= 0) m.numa = o.numa;
   if (!o.threads.empty()) m.threads = parse_thread_list(o.threads);

@@ -200,8 +200,7 @@ struct BenchShape {
 BenchShape shape_on_this_node(const BenchOptions& o, const std::optional<std::uint64_t>& llc) {
   BenchShape shape;
   shape.grid_edge = o.grid > 0 ? o.grid : default_grid_edge(llc.value_or(32u << 20));
-  constexpr std::size_t mib = std::size_t{1} << 20;
-  shape.stream_elements = o.array_mib > 0 ? o.array_mib * mib / sizeof(double) : default_stream_elements(llc);
+  shape.stream_elements = o.array_mib > 0 ? stream_elements_of_mib(o.array_mib) : default_stream_elements(llc);
   const bool single = stencil_config(o, shape.grid_edge).precision == Precision::single;
   shape.cache_grid_edge = cache_resident_edge(llc, o.radius, single ? sizeof(float) : sizeof(double), shape.grid_edge);
   shape.thread_counts =

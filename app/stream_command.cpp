@@ -31,8 +31,6 @@ namespace wave3d::app {
 
 namespace {
 
-constexpr std::size_t mib = std::size_t{1} << 20;
-
 struct StreamCommandOptions {
   std::string threads;  // "1,2,4-8"; empty = 1..omp_get_max_threads()
   std::string init = "both";
@@ -90,7 +88,7 @@ int measure_and_report(const StreamCommandOptions& opt, const nlohmann::json& pr
   const MachineInfo node = collect_machine_info();
   const std::optional<std::uint64_t> llc_total = total_last_level_cache_bytes(node);
   std::size_t elements = opt.elements;
-  if (opt.array_mib > 0) elements = opt.array_mib * mib / sizeof(double);
+  if (opt.array_mib > 0) elements = stream_elements_of_mib(opt.array_mib);
   if (elements == 0)
     elements = default_stream_elements(llc_total);
 

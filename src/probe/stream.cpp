@@ -252,6 +252,8 @@ bool bandwidths_agree(double before_gbs, double after_gbs, double tolerance) {
   return std::abs(after_gbs - before_gbs) <= tolerance * before_gbs;
 }
 
+std::size_t stream_elements_of_mib(std::size_t array_mib) { return array_mib * mib / sizeof(double); }
+
 std::size_t default_stream_elements(std::optional<std::size_t> llc_bytes) {
   constexpr std::size_t floor_bytes = 64 * mib;
   constexpr std::size_t llc_factor = 4;

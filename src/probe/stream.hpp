@@ -102,6 +102,9 @@ bool bandwidths_agree(double before_gbs, double after_gbs, double tolerance = st
 // can use (summed over all LLC instances, as STREAM's rule asks); nullopt = unknown, the 64 MiB floor.
 std::size_t default_stream_elements(std::optional<std::size_t> llc_bytes);
 
+// Elements per array of `array_mib` MiB (the commands' --array-mib).
+std::size_t stream_elements_of_mib(std::size_t array_mib);
+
 struct StreamSweep {
   std::vector<StreamResult> runs;  // one per requested thread count, in the order requested
 

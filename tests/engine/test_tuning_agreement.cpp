@@ -5,10 +5,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <omp.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 
 #include <fmt/format.h>
@@ -21,6 +18,7 @@ namespace wave3d::engine {
 namespace {
 
 using mpi::testing::agree_nobody_failed;
+using mpi::testing::SharedTempDir;
 using mpi::testing::world_rank;
 
 RunConfig tuned_config(const std::string& cache) {
@@ -88,14 +86,8 @@ TEST(TuningAgreement, RanksWithUnequalSubdomainsAndThreadsMeasureAndChooseAlike)
 }
 
 TEST(TuningAgreement, RanksCheckACachedChoiceAlike) {
-  std::string dir;
-  if (world_rank() == 0) {
-    char pattern[] = "/tmp/wave3d-tuning-agreement-XXXXXX";
-    dir = mkdtemp(pattern) ? pattern : "";
-  }
-  dir = mpi::broadcast_string(MPI_COMM_WORLD, dir, 0);
-  ASSERT_FALSE(dir.empty());
-  const RunConfig config = tuned_config(dir + "/blocking.json");
+  const SharedTempDir dir(MPI_COMM_WORLD);
+  const RunConfig config = tuned_config((dir.path() / "blocking.json").string());
   const int rank = world_rank();
   const TunedBlocking first = tune_for_run<float>(config, MPI_COMM_WORLD, unequal_subdomain(rank),
                                                   NeighbourFaces{1, 0, 0}, 1, TuningBudget::fixed(0.2), true);
@@ -106,8 +98,6 @@ TEST(TuningAgreement, RanksCheckACachedChoiceAlike) {
                                                   NeighbourFaces{1, 0, 0}, 1, TuningBudget::fixed(0.2), false);
   EXPECT_TRUE(again.cached_rate_now.has_value());
   expect_alike_on_all_ranks(again, "the check of the cached choice");
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 0) std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,62 +1,14 @@
 #pragma once
-// Helpers for the parallel HDF5 tests: a directory every rank sees (made by rank 0, removed at the
-// end), values that are a function of the global index, and fields of one rank's box.
-#include <gtest/gtest.h>
-#include <mpi.h>
-#include <unistd.h>
-
+// Helpers for the parallel HDF5 tests: values that are a function of the global index and fields of
+// one rank's box (and SharedTempDir, from mpi_test_support.hpp).
 #include <cstdint>
-#include <filesystem>
-#include <string>
 
 #include "field/field.hpp"
-#include "mpi/collective.hpp"
+#include "mpi_test_support.hpp"
 
 namespace wave3d::io::testing {
 
-inline int rank_of(MPI_Comm comm) {
-  int r = 0;
-  MPI_Comm_rank(comm, &r);
-  return r;
-}
-
-inline int size_of(MPI_Comm comm) {
-  int s = 1;
-  MPI_Comm_size(comm, &s);
-  return s;
-}
-
-// A fresh directory shared by the ranks of comm, named after the current test and rank 0's pid.
-class SharedTempDir {
- public:
-  explicit SharedTempDir(MPI_Comm comm) : comm_(comm) {
-    std::string path;
-    if (rank_of(comm) == 0) {
-      const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-      path = (std::filesystem::temp_directory_path() /
-              ("wave3d-io-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" + std::to_string(::getpid())))
-                 .string();
-      std::filesystem::remove_all(path);
-      std::filesystem::create_directories(path);
-    }
-    path_ = mpi::broadcast_string(comm, path, 0);
-  }
-  ~SharedTempDir() {
-    MPI_Barrier(comm_);
-    if (rank_of(comm_) == 0) {
-      std::error_code ec;
-      std::filesystem::remove_all(path_, ec);
-    }
-  }
-  SharedTempDir(const SharedTempDir&) = delete;
-  SharedTempDir& operator=(const SharedTempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  MPI_Comm comm_;
-  std::filesystem::path path_;
-};
+using mpi::testing::SharedTempDir;
 
 // A distinct value per global point, exact in float for grids below 64 points per axis.
 template <typename T>

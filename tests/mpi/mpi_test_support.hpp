@@ -1,11 +1,14 @@
 #pragma once
-// Helpers shared by the MPI tests: process grids to try for a rank count, and failures made
-// collective so that rank 0 (the only rank that prints) reports what went wrong on any rank.
+// Helpers shared by the MPI tests: process grids to try for a rank count, a directory every rank
+// sees, and failures made collective so that rank 0 (the only rank that prints) reports what went
+// wrong on any rank.
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +16,7 @@
 #include "geometry/box.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/decomposition.hpp"
+#include "mpi/environment.hpp"
 
 namespace wave3d::mpi::testing {
 
@@ -59,6 +63,38 @@ inline std::string text(const std::array<bool, 3>& p) {
   for (int a = 0; a < 3; ++a) s += p[static_cast<std::size_t>(a)] ? (a ? ",1" : "1") : (a ? ",0" : "0");
   return s + ")";
 }
+
+// A fresh directory shared by the ranks of comm, named after the current test and rank 0's pid.
+class SharedTempDir {
+ public:
+  explicit SharedTempDir(MPI_Comm comm) : comm_(comm) {
+    std::string path;
+    if (mpi::rank_in(comm) == 0) {
+      const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+      path = (std::filesystem::temp_directory_path() /
+              ("wave3d-test-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" + std::to_string(::getpid())))
+                 .string();
+      std::filesystem::remove_all(path);
+      std::filesystem::create_directories(path);
+    }
+    path_ = mpi::broadcast_string(comm, path, 0);
+  }
+  ~SharedTempDir() {
+    MPI_Barrier(comm_);
+    if (mpi::rank_in(comm_) == 0) {
+      std::error_code ec;
+      std::filesystem::remove_all(path_, ec);
+    }
+  }
+  SharedTempDir(const SharedTempDir&) = delete;
+  SharedTempDir& operator=(const SharedTempDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  MPI_Comm comm_;
+  std::filesystem::path path_;
+};
 
 // Collects a rank's mismatches: the first few in full, the rest counted.
 class Mismatches {
