@@ -215,14 +215,35 @@ StepPhaseTimes StepDriver<T>::split_sweep(int steps, bool overlap) {
     region_done(counters::Region::compute);
   }
 
+  // The rest, level by level: in overlap mode each exchange of the level before travels while the
+  // points that need none of it are computed.
   const double s0 = omp_get_wtime();
   double exchanging = 0;
-  solver_.split_sweep_rest(steps, !overlap, [&](Field<T>& level) {
+  const auto timed = [&exchanging](auto&& part) {
     const double e0 = omp_get_wtime();
-    deep_->exchange(level_slab(level));
+    part();
     exchanging += omp_get_wtime() - e0;
-    add_halo_times(deep_->last_times());
-  });
+  };
+  typename WaveSolver<T>::LevelExchange exchange;
+  if (overlap) {
+    exchange.start = [&](Field<T>& level) {
+      timed([&] { deep_->start(level_slab(level)); });
+      start_progress([this] { return deep_->test(); });
+    };
+    exchange.between_blocks = parallel_.progress == ProgressEngine::poll ? &poll_between_blocks_ : nullptr;
+    exchange.finish = [&] {
+      if (parallel_.progress == ProgressEngine::thread) progress_thread_->stop();
+      timed([&] { deep_->finish(); });
+      add_halo_times(deep_->last_times());
+    };
+  } else {
+    exchange.start = [&](Field<T>& level) {
+      timed([&] { deep_->exchange(level_slab(level)); });
+      add_halo_times(deep_->last_times());
+    };
+    exchange.finish = [] {};
+  }
+  solver_.split_sweep_rest(steps, !overlap, exchange);
   t.shell = omp_get_wtime() - s0 - exchanging;
   region_done(counters::Region::compute);
   return t;

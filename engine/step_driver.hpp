@@ -11,7 +11,8 @@
 //                      start(prev, next) -> sweep inside -> finish -> sweep the rest
 // With split tiling (parallel.temporal_halo = "split") nothing beyond the owned points is computed:
 //   bulk:              exchange(prev, R deep) -> sweep inside -> per level: [exchange(level before)] -> rest
-//   overlap:           start(prev, R deep) -> sweep inside -> finish -> as bulk
+//   overlap:           start(prev, R deep) -> sweep inside -> finish -> per level: [start(level before)
+//                      -> the rest a radius or more from the halo faces -> finish] -> the rest nearer
 // Each mode is one row of a table in step_driver.cpp. This is where the node-level solver and the MPI
 // layer meet.
 #include <functional>

@@ -349,13 +349,13 @@ template <typename T>
 void sweep_level_outside(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
                          const Box& all, const Box& inner, int level,
                          const std::function<void(Field<T>&, const Box&, int)>& after_level,
-                         SweepLevelTimes* level_times) {
+                         SweepLevelTimes* level_times, const std::function<void()>* between_blocks) {
   // Levels are computed in place: odd ones into previous, reading current, even ones the other way.
   Field<T>& source = level % 2 == 1 ? current : previous;
   Field<T>& target = level % 2 == 1 ? previous : current;
   for (const Box& shell : boxes_outside(all, intersect(inner, all))) {
     const double start = level_times ? omp_get_wtime() : 0.0;
-    kernel.update(source, target, vel, shell);
+    kernel.update(source, target, vel, shell, between_blocks);
     if (level_times) level_times->add(level, (omp_get_wtime() - start) * omp_get_max_threads(), shell.volume());
     if (after_level) after_level(target, shell, level);
   }
@@ -383,7 +383,7 @@ void sweep_levels(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous
                                 const std::function<void(Field<T>&, const Box&, int)>&, SweepLevelTimes*);           \
   template void sweep_level_outside<T>(const Kernel<T>&, Field<T>&, Field<T>&, const Field<T>&, const Box&,          \
                                        const Box&, int, const std::function<void(Field<T>&, const Box&, int)>&,     \
-                                       SweepLevelTimes*);
+                                       SweepLevelTimes*, const std::function<void()>*);
 WAVE3D_TEMPORAL_SWEEP(float)
 WAVE3D_TEMPORAL_SWEEP(double)
 #undef WAVE3D_TEMPORAL_SWEEP

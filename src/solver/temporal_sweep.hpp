@@ -138,12 +138,14 @@ void sweep_shells(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous
                   SweepLevelTimes* level_times = nullptr);
 // Level `level` (1-based) of a sweep that started at (current, previous), on the points of `all`
 // outside `inner`, each box over all threads; after_level and level_times as for sweep_levels (the
-// time of a box over all threads counted once per thread of the team).
+// time of a box over all threads counted once per thread of the team); between_blocks as for
+// Kernel::update (driving messages in flight).
 template <typename T>
 void sweep_level_outside(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
                          const Box& all, const Box& inner, int level,
                          const std::function<void(Field<T>&, const Box&, int)>& after_level,
-                         SweepLevelTimes* level_times = nullptr);
+                         SweepLevelTimes* level_times = nullptr,
+                         const std::function<void()>* between_blocks = nullptr);
 // The shells of sweep_shells as wave fronts of their own, where they are slabs along z (inside and
 // outside span the same x and y at every level, as on a process grid cut along z, with halos along
 // x and y copied before the sweep or none there): at level L the shell beyond the high

@@ -179,18 +179,26 @@ void WaveSolver<T>::split_sweep_inside(int steps, bool halo_current, const std::
 }
 
 // Level L of the rest reads level L - 1 a radius around it: on this side of the halo faces what
-// the inside or the rest computed at that level, beyond them the neighbours' same level, which
-// exchange_level brings. It overwrites level L - 2, which only the point itself reads. What the
-// inside computes at level L + 1 overwrites level L - 1 up to a radius from the rest of level L, so
-// every level the rest reads is still there (split tiling, as between the threads' tiles).
+// the inside or the rest computed at that level, beyond them the neighbours' same level, which the
+// exchange brings. It overwrites level L - 2 (in the other field), which only the point itself
+// reads. What the inside computes at level L + 1 overwrites level L - 1 up to a radius from the rest
+// of level L, so every level the rest reads is still there (split tiling, as between the threads'
+// tiles). From level 2 on the inside stays at least a radius from the halo faces, so the rest
+// splits into the points that read no halo cell, computed while the exchange is in flight, and the
+// slabs a radius thick along the halo faces, computed after it.
 template <typename T>
-void WaveSolver<T>::split_sweep_rest(int steps, bool halo_current,
-                                     const std::function<void(Field<T>&)>& exchange_level) {
+void WaveSolver<T>::split_sweep_rest(int steps, bool halo_current, const LevelExchange& exchange) {
   const LevelBoxes inside = split_inside_boxes(halo_current);
   const auto inject = source_term();
-  for (int level = 1; level <= steps; ++level) {
-    if (level > 1) exchange_level(level % 2 == 1 ? prev_ : next_);  // the field holding level - 1
-    sweep_level_outside(kernel_, prev_, next_, vel_, regions_.update, inside.at(level), level, inject, &level_times_);
+  const Box& all = regions_.update;
+  const Box reads_no_halo = grown_at(all, halo_faces_, -config_.grid.radius);
+  sweep_level_outside(kernel_, prev_, next_, vel_, all, inside.at(1), 1, inject, &level_times_);
+  for (int level = 2; level <= steps; ++level) {
+    exchange.start(level % 2 == 1 ? prev_ : next_);  // the field holding level - 1
+    sweep_level_outside(kernel_, prev_, next_, vel_, reads_no_halo, inside.at(level), level, inject, &level_times_,
+                        exchange.between_blocks);
+    exchange.finish();
+    sweep_level_outside(kernel_, prev_, next_, vel_, all, reads_no_halo, level, inject, &level_times_);
   }
   swap_after_levels(prev_, next_, steps);
   steps_done_ += steps;

@@ -77,11 +77,21 @@ class WaveSolver {
   // point is computed twice, at the price of one halo exchange of one level a radius deep between the
   // levels near the halo faces. split_sweep_inside computes, at level L, the update region less
   // L - 1 radii (halo_current: the current level's halo is in, a radius deep) or L radii (it may be
-  // in flight) beyond every halo face; split_sweep_rest the rest, one level at a time: before each
-  // level past the first it calls exchange_level(field) on the field holding the level before,
-  // which must fill that field's halo a radius deep with the neighbours' same level.
+  // in flight) beyond every halo face; split_sweep_rest the rest, one level at a time. Each level
+  // past the first reads the level before a radius deep into the halo: `exchange` brings it.
+  struct LevelExchange {
+    // Starts filling the halo of `field` (holding the level before) a radius deep with the
+    // neighbours' same level. Until finish() returns, that halo is not read and nothing writes the
+    // owned cells of `field`, so that they may travel straight from it.
+    std::function<void(Field<T>& field)> start;
+    std::function<void()> finish;  // returns once that halo is in
+    // Called between the kernel's blocks while the exchange is in flight (polling it), or null.
+    const std::function<void()>* between_blocks = nullptr;
+  };
+  // Between start and finish the rest computes its points a radius or more from the halo faces,
+  // which read no halo cell; after finish, those nearer.
   void split_sweep_inside(int steps, bool halo_current, const std::function<void()>* between_pieces = nullptr);
-  void split_sweep_rest(int steps, bool halo_current, const std::function<void(Field<T>&)>& exchange_level);
+  void split_sweep_rest(int steps, bool halo_current, const LevelExchange& exchange);
   // How deep from every face in flight sweep_inside(steps) leaves `field` (halo_field() or
   // older_halo_field()) unwritten: the exchange in flight may send those cells straight from it.
   int depth_unchanged_inside(int steps, const Field<T>& field) const;

@@ -7,7 +7,9 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -408,6 +410,78 @@ TEST(TemporalSweep, PeriodicDeepHaloSweepsEqualSingleSteps) {
 
 TEST(TemporalSweep, InsideThenRestEqualsSingleSteps) {
   for (int levels : {2, 3, 4}) check_periodic_sweeps(levels, true);
+}
+
+// The bits of every owned cell of f.
+std::vector<std::uint32_t> owned_bits(const Field<float>& f) { return near_faces(f, 1 << 20, {true, true, true}); }
+
+// Every halo cell of f within `width` of the owned box set to NaN.
+void poison_halo(Field<float>& f, int width) {
+  const Box& owned = f.owned();
+  const Box all = owned.grown(width);
+  for (std::int64_t z = all.lo[2]; z < all.hi[2]; ++z)
+    for (std::int64_t y = all.lo[1]; y < all.hi[1]; ++y)
+      for (std::int64_t x = all.lo[0]; x < all.hi[0]; ++x)
+        if (!owned.contains({x, y, z})) f.at(x, y, z) = std::numeric_limits<float>::quiet_NaN();
+}
+
+// Split tiling with each level's exchange in flight while the rest computes what needs none of it.
+// The "exchange" here fills the halo with NaN when it starts and with the periodic images when it
+// finishes, so a point computed from a halo cell still travelling would not match single steps; it
+// also checks that nothing wrote the owned cells it sends, and that the kernel polled it meanwhile
+// wherever there is something to compute.
+// Bulk (the halo of the current level in before the inside) and overlap (in flight during it).
+TEST(TemporalSweep, SplitTilingComputesWhileEachLevelTravels) {
+  omp_set_num_threads(2);
+  RunConfig c = ricker_config();
+  c.grid.n = {48, 44, 40};
+  c.grid.boundary = Boundary::periodic;
+  c.initial.source = {1, 27, 25};
+  c.kernel = KernelChoice::columns;
+  c.parallel.temporal_halo = TemporalHalo::split;
+  const int levels = 3, r = c.grid.radius;
+  c.blocking.steps = levels;
+  const FaceFlags all_faces{{{true, true}, {true, true}, {true, true}}};
+  for (bool halo_current : {true, false}) {
+    WaveSolver<float> stepped(c, c.grid.whole(), {true, true, true}, all_faces);
+    WaveSolver<float> swept(c, c.grid.whole(), {true, true, true}, all_faces);
+    ASSERT_EQ(swept.halo_width(), r);
+    fill_periodic_halo(swept.velocity_halo_field(), c.grid.n, r);
+    Field<float>* travelling = nullptr;
+    std::vector<std::uint32_t> sent;
+    int polls = 0, exchanges = 0, polls_at_start = 0;
+    const std::function<void()> poll = [&] { ++polls; };
+    WaveSolver<float>::LevelExchange exchange;
+    exchange.start = [&](Field<float>& level) {
+      travelling = &level;
+      sent = owned_bits(level);
+      poison_halo(level, r);
+      polls_at_start = polls;
+    };
+    exchange.finish = [&] {
+      EXPECT_TRUE(owned_bits(*travelling) == sent) << "an owned cell of the level in flight was written";
+      // What reads no halo cell at level L lies (L - 1) R from the halo faces with the inside's halo in
+      // flight, (L - 2) R with it in before: level 2 of bulk mode has nothing to compute meanwhile.
+      const int level = exchanges % (levels - 1) + 2;
+      if (!halo_current || level > 2) {
+        EXPECT_GT(polls, polls_at_start) << "nothing computed while level " << level - 1 << " travelled";
+      }
+      fill_periodic_halo(*travelling, c.grid.n, r);
+      ++exchanges;
+    };
+    exchange.between_blocks = &poll;
+    for (int sweep = 1; sweep <= 2; ++sweep) {
+      for (int s = 0; s < levels; ++s) stepped.step([&](Field<float>& f) { fill_periodic_halo(f, c.grid.n, r); });
+      fill_periodic_halo(swept.halo_field(), c.grid.n, r);
+      swept.split_sweep_inside(levels, halo_current);
+      swept.split_sweep_rest(levels, halo_current, exchange);
+      EXPECT_EQ(exchanges, sweep * (levels - 1));
+      EXPECT_TRUE(bitwise_equal(stepped.current(), swept.current(), c.grid.whole()) &&
+                  bitwise_equal(stepped.previous(), swept.previous(), c.grid.whole()))
+          << (halo_current ? "bulk" : "overlap") << ", after sweep " << sweep;
+    }
+    EXPECT_NE(stepped.current().at(1, 27, 25), 0.0f);
+  }
 }
 
 // Halos along x and y copied before the sweep, z in flight (a periodic grid cut along z only): the
