@@ -4,7 +4,6 @@
 // wrong on any rank.
 #include <gtest/gtest.h>
 #include <mpi.h>
-#include <unistd.h>
 
 #include <array>
 #include <cstdint>
@@ -17,6 +16,7 @@
 #include "mpi/collective.hpp"
 #include "mpi/decomposition.hpp"
 #include "mpi/environment.hpp"
+#include "../output/temp_dir.hpp"
 
 namespace wave3d::mpi::testing {
 
@@ -64,28 +64,15 @@ inline std::string text(const std::array<bool, 3>& p) {
   return s + ")";
 }
 
-// A fresh directory shared by the ranks of comm, named after the current test and rank 0's pid.
+// A fresh directory shared by the ranks of comm: rank 0's TempDir (named after the current test and
+// rank 0's pid), its path broadcast; removed once every rank is done with it.
 class SharedTempDir {
  public:
   explicit SharedTempDir(MPI_Comm comm) : comm_(comm) {
-    std::string path;
-    if (mpi::rank_in(comm) == 0) {
-      const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-      path = (std::filesystem::temp_directory_path() /
-              ("wave3d-test-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" + std::to_string(::getpid())))
-                 .string();
-      std::filesystem::remove_all(path);
-      std::filesystem::create_directories(path);
-    }
-    path_ = mpi::broadcast_string(comm, path, 0);
+    if (mpi::rank_in(comm) == 0) owner_.emplace();
+    path_ = mpi::broadcast_string(comm, owner_ ? owner_->path().string() : std::string(), 0);
   }
-  ~SharedTempDir() {
-    MPI_Barrier(comm_);
-    if (mpi::rank_in(comm_) == 0) {
-      std::error_code ec;
-      std::filesystem::remove_all(path_, ec);
-    }
-  }
+  ~SharedTempDir() { MPI_Barrier(comm_); }  // then rank 0's owner_ removes it
   SharedTempDir(const SharedTempDir&) = delete;
   SharedTempDir& operator=(const SharedTempDir&) = delete;
 
@@ -93,6 +80,7 @@ class SharedTempDir {
 
  private:
   MPI_Comm comm_;
+  std::optional<wave3d::testing::TempDir> owner_;  // rank 0 only
   std::filesystem::path path_;
 };
 
