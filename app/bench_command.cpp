@@ -16,6 +16,7 @@
 #include "app/bench_layout.hpp"
 #include "app/bench_measure.hpp"
 #include "app/bench_options.hpp"
+#include "app/bench_rounds.hpp"
 #include "app/command_provenance.hpp"
 #include "app/thread_list.hpp"
 #include "config/enum_names.hpp"
@@ -58,6 +59,7 @@ struct BenchOptions {
   std::string precision = "single";
   std::string kernel = "auto";
   std::string sweep_steps = "1";  // time steps per sweep of the one-rank cases, e.g. 1,4
+  int rounds = 1;                 // every case measured this many times (bench_rounds.hpp)
   std::string json;
 };
 
@@ -171,6 +173,8 @@ nlohmann::json to_json(const BenchCase& c) {
           {"tuning", c.tuning},
           {"steps_per_sweep", c.steps_per_sweep},
           {"steps_per_sweep_requested", sweep_steps_json(c.steps_requested)},
+          {"round", c.round},
+          {"order_in_round", c.order_in_round},
           {"temporal_blocking_notice", c.sweep_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.sweep_notice)},
           {"short_sweeps_notice", c.short_sweeps_notice.empty() ? nlohmann::json(nullptr)
                                                                 : nlohmann::json(c.short_sweeps_notice)},
@@ -186,6 +190,31 @@ nlohmann::json to_json(const BenchCase& c) {
           {"sweep_levels", sweep_levels_json(c)},
           {"cache_resident_notice",
            c.cache_resident_notice.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.cache_resident_notice)}};
+}
+
+// A row with the notices that go above it.
+void print_case_with_notices(const BenchCase& c) {
+  if (!c.sweep_notice.empty()) fmt::print("  {}\n", c.sweep_notice);
+  if (c.ranks > 1 && !c.temporal_halo_notice.empty()) fmt::print("  {}\n", c.temporal_halo_notice);
+  print_case(c);
+}
+
+// The ranks against the threads, under the row of the ranks.
+void print_layout(const LayoutComparison& layout, const BenchCase& all, int ranks, const ParallelSettings& parallel) {
+  // With T = auto each layout runs the T the tuner found for it, which may differ.
+  const std::string steps =
+      layout.steps_requested == kTunedSweepSteps
+          ? fmt::format("auto (T = {} across the ranks, {} in one rank)", layout.steps_across_ranks,
+                        layout.steps_in_one_rank)
+          : std::to_string(layout.steps_requested);
+  const std::string across_ranks =
+      all.steps_per_sweep > 1 ? fmt::format(", {} temporal halo", enum_name(all.temporal_halo)) : "";
+  fmt::print("\nlayout: {} ranks x 1 thread ({} x {} x {} process grid) reach {:.3f} x the throughput of 1 rank x "
+             "{} threads at T = {}; exposed halo (pack + wait + unpack) {:.1f} % of the step ({} halo, progress "
+             "{}{})\n{}\n",
+             ranks, layout.process_grid[0], layout.process_grid[1], layout.process_grid[2], layout.throughput_ratio,
+             ranks, steps, 100 * layout.halo_exposed_fraction.value_or(0.0), enum_name(parallel.halo),
+             enum_name(parallel.progress), across_ranks, bound_ratio_text(layout));
 }
 
 // What the bench derives from the node it runs on (its LLC, the OpenMP threads): the grid, the
@@ -311,92 +340,107 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
                "speedup (triad)", "placement");
   }
 
-  std::vector<BenchCase> cases;
-  // The 1-rank, 1-thread rate of each --sweep-steps entry: what a row's speed-up is against.
-  std::map<int, BenchCase> one_thread_cases;
-  const auto one_thread_case = [&](int sweep_steps) -> const BenchCase* {
-    const auto found = one_thread_cases.find(sweep_steps);
-    return found == one_thread_cases.end() ? nullptr : &found->second;
+  // Each round measures every case (bench_rounds.hpp); rank 0 keeps them, in the specs' order.
+  const std::vector<BenchCaseSpec> specs = bench_case_specs(sweep_step_list(o.sweep_steps), thread_counts, size > 1);
+  std::vector<std::vector<BenchCase>> rounds;
+  std::vector<std::vector<LayoutComparison>> round_layouts;
+  // One round: each row as soon as it is measured, compared with the cases measured before it. Several:
+  // each round's rows at its end, once everything they are compared with is measured.
+  const bool print_as_measured = o.rounds == 1;
+  const auto print_layout_of = [&](const BenchCase& all, const LayoutComparison& layout) {
+    print_layout(layout, all, size, settings.stencil.parallel);
   };
-  // 1. One rank with each thread count; other ranks, if any, wait without taking a core.
+  // One rank's cases run on rank 0 alone; the other ranks wait without taking a core.
   MPI_Comm alone = MPI_COMM_NULL;
   mpi::check(MPI_Comm_split(comm, rank == 0 ? 0 : MPI_UNDEFINED, 0, &alone), "MPI_Comm_split");
-  for (int sweep_steps : sweep_step_list(o.sweep_steps)) {
-    set_sweep_steps(settings.stencil, sweep_steps);
-    for (int threads : thread_counts) {
-      if (rank == 0) {
-        cases.push_back(measure_case(settings, threads, alone));
-        cases.back().steps_requested = sweep_steps;
-        if (threads == 1) one_thread_cases.insert_or_assign(sweep_steps, cases.back());
-        if (const BenchCase* one = one_thread_case(sweep_steps)) cases.back().compare_with_one_thread(*one);
-        if (!cases.back().sweep_notice.empty()) fmt::print("  {}\n", cases.back().sweep_notice);
-        print_case(cases.back());
+  for (int round = 0; round < o.rounds; ++round) {
+    if (rank == 0 && !print_as_measured)
+      fmt::print("\nround {} of {}{}:\n", round + 1, o.rounds, round % 2 == 1 ? " (the cases in reverse order)" : "");
+    std::vector<std::optional<BenchCase>> measured(specs.size());
+    std::vector<BenchCase> so_far;  // this round's, in the order measured
+    std::vector<LayoutComparison> layouts;
+    for (std::size_t k : round_order(specs.size(), round)) {
+      const BenchCaseSpec& spec = specs[k];
+      set_sweep_steps(settings.stencil, spec.steps_requested);
+      std::optional<BenchCase> c;
+      if (spec.all_ranks) {
+        // All ranks, one thread each, on the same grid as one rank of as many threads: ranks or threads?
+        BenchCase all = measure_case(settings, 1, comm);
+        if (rank == 0) c = std::move(all);
+      } else {
+        if (rank == 0) c = measure_case(settings, spec.threads, alone);
+        mpi::barrier_quietly(comm);
+      }
+      if (rank != 0) continue;
+      c->steps_requested = spec.steps_requested;
+      c->round = round + 1;
+      c->order_in_round = static_cast<int>(so_far.size());
+      if (print_as_measured) {
+        compare_within_round(*c, so_far);
+        print_case_with_notices(*c);
+        if (spec.all_ranks)
+          if (const auto layout = layout_within_round(*c, so_far)) {
+            print_layout_of(*c, *layout);
+            layouts.push_back(*layout);
+          }
         std::fflush(stdout);
       }
-      mpi::barrier_quietly(comm);
+      so_far.push_back(*c);
+      measured[k] = std::move(c);
     }
+    if (rank != 0) continue;
+    std::vector<BenchCase> cases;
+    for (std::optional<BenchCase>& c : measured) cases.push_back(std::move(*c));
+    if (!print_as_measured) {
+      for (BenchCase& c : cases) compare_within_round(c, cases);
+      for (const BenchCase& c : cases) {
+        print_case_with_notices(c);
+        if (c.ranks > 1)
+          if (const auto layout = layout_within_round(c, cases)) {
+            print_layout_of(c, *layout);
+            layouts.push_back(*layout);
+          }
+      }
+      std::fflush(stdout);
+    }
+    rounds.push_back(std::move(cases));
+    round_layouts.push_back(std::move(layouts));
   }
   if (alone != MPI_COMM_NULL) MPI_Comm_free(&alone);
-  // 2. With several ranks: all of them, one thread each, on the same grid, compared with one rank
-  //    running as many threads (the layout question: ranks or threads?), at every T.
-  std::vector<LayoutComparison> layouts;
-  if (size > 1) {
-    for (int sweep_steps : sweep_step_list(o.sweep_steps)) {
-      set_sweep_steps(settings.stencil, sweep_steps);
-      BenchCase all = measure_case(settings, 1, comm);
-      all.steps_requested = sweep_steps;
-      if (rank != 0) continue;
-      if (const BenchCase* one = one_thread_case(sweep_steps)) all.compare_with_one_thread(*one);
-      cases.push_back(all);
-      if (!all.sweep_notice.empty()) fmt::print("  {}\n", all.sweep_notice);
-      if (!all.temporal_halo_notice.empty()) fmt::print("  {}\n", all.temporal_halo_notice);
-      print_case(all);
-      for (const BenchCase& c : cases) {
-        if (c.ranks != 1 || c.threads_per_rank != size || c.steps_requested != sweep_steps) continue;
-        // With T = auto each layout runs the T the tuner found for it, which may differ.
-        const std::string steps =
-            sweep_steps == kTunedSweepSteps
-                ? fmt::format("auto (T = {} across the ranks, {} in one rank)", all.steps_per_sweep, c.steps_per_sweep)
-                : std::to_string(sweep_steps);
-        const std::string across_ranks =
-            all.steps_per_sweep > 1
-                ? fmt::format(", {} temporal halo", enum_name(all.temporal_halo))
-                : "";
-        const LayoutComparison layout = compare_layouts(all, c);
-        fmt::print("\nlayout: {} ranks x 1 thread ({} x {} x {} process grid) reach {:.3f} x the throughput of 1 rank x "
-                   "{} threads at T = {}; exposed halo (pack + wait + unpack) {:.1f} % of the step ({} halo, progress "
-                   "{}{})\n{}\n",
-                   size, all.process_grid[0], all.process_grid[1], all.process_grid[2], layout.throughput_ratio,
-                   size, steps, 100 * layout.halo_exposed_fraction.value_or(0.0),
-                   enum_name(settings.stencil.parallel.halo), enum_name(settings.stencil.parallel.progress),
-                   across_ranks, bound_ratio_text(layout));
-        layouts.push_back(layout);
-      }
-    }
-  }
   set_sweep_steps(settings.stencil, 1);
 
   if (rank == 0) {
+    const std::vector<CaseOverRounds> cases_over = cases_over_rounds(rounds);
+    const std::vector<LayoutOverRounds> layouts_over = layouts_over_rounds(round_layouts);
+    if (o.rounds > 1) fmt::print("{}", over_rounds_text(o.rounds, cases_over, layouts_over));
     bool memory_ok = true;
-    for (const BenchCase& c : cases) {
-      if (c.rss_growth_over_fields)
-        fmt::print("memory {} x {}: RSS grew by {:.3f} x the fields' {} (halos and padding included)\n", c.ranks,
-                   c.threads_per_rank, *c.rss_growth_over_fields, format_bytes(c.field_bytes));
-      else
-        fmt::print("memory {} x {}: peak RSS unavailable on this system\n", c.ranks, c.threads_per_rank);
-      memory_ok = memory_ok && c.verified_finite;
-    }
+    for (const std::vector<BenchCase>& round : rounds)
+      for (const BenchCase& c : round) {
+        const std::string which =
+            o.rounds > 1 ? fmt::format("{} x {} (round {})", c.ranks, c.threads_per_rank, c.round)
+                         : fmt::format("{} x {}", c.ranks, c.threads_per_rank);
+        if (c.rss_growth_over_fields)
+          fmt::print("memory {}: RSS grew by {:.3f} x the fields' {} (halos and padding included)\n", which,
+                     *c.rss_growth_over_fields, format_bytes(c.field_bytes));
+        else
+          fmt::print("memory {}: peak RSS unavailable on this system\n", which);
+        memory_ok = memory_ok && c.verified_finite;
+      }
     if (!o.json.empty()) {
       const nlohmann::json blocks =
           settings.stencil.tune.size ? nlohmann::json("auto") : nlohmann::json(settings.stencil.blocking.size);
       nlohmann::json doc = {{"grid", n}, {"radius", o.radius}, {"precision", o.precision}, {"blocks", blocks},
                             {"last_level_cache_bytes", llc ? nlohmann::json(*llc) : nlohmann::json(nullptr)},
                             {"triad_array_bytes", settings.stream_elements * sizeof(double)},
+                            {"rounds", o.rounds},
                             {"cases", nlohmann::json::array()}};
-      for (const BenchCase& c : cases) doc["cases"].push_back(to_json(c));
-      // With several ranks: each --sweep-steps entry's ranks against threads (empty on one rank).
+      for (const std::vector<BenchCase>& round : rounds)
+        for (const BenchCase& c : round) doc["cases"].push_back(to_json(c));
+      // With several ranks: each --sweep-steps entry's ranks against threads, each round's (empty on one rank).
       doc["layouts"] = nlohmann::json::array();
-      for (const LayoutComparison& layout : layouts) doc["layouts"].push_back(to_json(layout));
+      for (const std::vector<LayoutComparison>& round : round_layouts)
+        for (const LayoutComparison& layout : round) doc["layouts"].push_back(to_json(layout));
+      doc["over_rounds"] = over_rounds_json(cases_over, layouts_over);
       write_json_document(o.json, kBenchFormat, "bench", command_provenance(comm, command_line, started),
                           std::move(doc));
     }
@@ -462,6 +506,13 @@ Command add_bench_command(CLI::App& parent) {
                   "the case of all ranks (across ranks as --temporal-halo says); auto: the T the block tuner "
                   "chooses for each case (blocking.steps = \"auto\"), in its T column")
       ->check(sweep_steps_validator())
+      ->capture_default_str();
+  cli->add_option("--rounds", o->rounds,
+                  "Measure every case this many times, the cases in reverse order in every other round, and "
+                  "give each speed-up and layout ratio per round (from cases measured one after the other) and "
+                  "as the median and range over the rounds: a drift of the machine's pace then weighs on all "
+                  "cases alike")
+      ->check(CLI::Range(1, 100))
       ->capture_default_str();
   cli->add_flag("--base-pages", o->base_pages,
                 "Fields and triad arrays on base pages (init.huge_pages = false) instead of transparent huge pages");

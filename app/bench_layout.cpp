@@ -12,6 +12,7 @@ LayoutComparison compare_layouts(const BenchCase& across_ranks, const BenchCase&
   layout.ranks = across_ranks.ranks;
   layout.process_grid = across_ranks.process_grid;
   layout.steps_requested = across_ranks.steps_requested;
+  layout.round = across_ranks.round;
   layout.steps_across_ranks = across_ranks.steps_per_sweep;
   layout.steps_in_one_rank = in_one_rank.steps_per_sweep;
   layout.throughput_ratio = across_ranks.stencil_mpoints.median / in_one_rank.stencil_mpoints.median;
@@ -40,6 +41,7 @@ nlohmann::json to_json(const LayoutComparison& layout) {
   return {{"ranks", layout.ranks},
           {"process_grid", layout.process_grid},
           {"steps_per_sweep_requested", sweep_steps_json(layout.steps_requested)},
+          {"round", layout.round},
           {"steps_per_sweep_across_ranks", layout.steps_across_ranks},
           {"steps_per_sweep_in_one_rank", layout.steps_in_one_rank},
           {"throughput_ratio", layout.throughput_ratio},

@@ -23,6 +23,7 @@ struct LayoutComparison {
   int ranks = 1;                      // P
   std::array<int, 3> process_grid{1, 1, 1};
   int steps_requested = 1;            // the --sweep-steps entry (kTunedSweepSteps: auto)
+  int round = 1;                      // the bench round both cases ran in, from 1
   int steps_across_ranks = 1;         // the T each layout ran (with auto, the tuner's for each)
   int steps_in_one_rank = 1;
   double throughput_ratio = 0;        // P x 1 median MPoints/s / 1 x P median

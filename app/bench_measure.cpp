@@ -28,13 +28,13 @@ namespace wave3d::app {
 
 using namespace engine;  // the run engine this subcommand drives
 
-namespace {
-
 Spread spread_of(std::vector<double> values) {
-  if (values.empty()) throw std::logic_error("bench: no repetitions to summarise");
+  if (values.empty()) throw std::logic_error("bench: no values to summarise");
   const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
   return {*lo, median_of(values), *hi};
 }
+
+namespace {
 
 // MPoints/s of each timed repetition: the slowest rank's time for the repetition's steps.
 std::vector<double> repetition_rates(const RunOutcome& outcome, int repetitions, int steps_per_repetition) {

@@ -54,6 +54,8 @@ std::int64_t default_grid_edge(std::uint64_t llc_bytes);
 struct Spread {
   double min = 0, median = 0, max = 0;
 };
+// The least, the median and the largest of `values` (not empty).
+Spread spread_of(std::vector<double> values);
 
 // The largest cube edge, a multiple of 16 and at most `grid_edge`, whose three fields (halos of
 // `radius` included, `value_bytes` per value) take at most half of `llc_bytes`; nullopt where the
@@ -100,6 +102,8 @@ struct BenchCase {
   nlohmann::json tuning;                 // the same for the JSON document
   int steps_per_sweep = 1;  // time steps per sweep it ran with
   int steps_requested = 1;  // the --sweep-steps entry it ran for (kTunedSweepSteps: auto)
+  int round = 1;            // of bench --rounds, from 1
+  int order_in_round = 0;   // how many cases its round measured before it
   std::string sweep_notice; // why fewer than asked, if so
   std::string short_sweeps_notice;  // which sweeps the end of a run cut short, if any
   TemporalHalo temporal_halo = TemporalHalo::deep;  // how sweeps met other ranks' faces (resolved)

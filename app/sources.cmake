@@ -1,5 +1,5 @@
 target_sources(wave3d PRIVATE
-  run_command.cpp tune_command.cpp bench_command.cpp bench_layout.cpp bench_measure.cpp bench_options.cpp stream_command.cpp thread_list.cpp
+  run_command.cpp tune_command.cpp bench_command.cpp bench_layout.cpp bench_measure.cpp bench_rounds.cpp bench_options.cpp stream_command.cpp thread_list.cpp
   plan_command.cpp placement_cli.cpp advise_command.cpp advise_measure.cpp iobench_command.cpp
   root_only.cpp python_script.cpp command_provenance.cpp)
 # noise: its --duration and --cpus take the same syntax as wave3d-noise, through the same parser.
