@@ -7,32 +7,14 @@ says so where the triads disagree.
 
 usage: check_bench_layouts_json.py --work DIR -- LAUNCHER... WAVE3D
 """
-import argparse
-import json
-import pathlib
-import subprocess
 import sys
 
-
-def close(a, b):
-    return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0)
+from bench_json_support import close, run_bench
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--work", required=True)
-    parser.add_argument("command", nargs=argparse.REMAINDER)
-    args = parser.parse_args()
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    work = pathlib.Path(args.work)
-    work.mkdir(parents=True, exist_ok=True)
-    out = work / "bench.json"
-    cmd = command + ["bench", "--grid", "48", "--steps", "2", "--repetitions", "2", "--threads", "2",
-                     "--sweep-steps", "1,2", "--array-mib", "8", "--json", str(out)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=200)
-    if proc.returncode != 0:
-        sys.exit(f"FAIL: {' '.join(cmd)} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
-    doc = json.loads(out.read_text())
+    doc, proc = run_bench(["--grid", "48", "--steps", "2", "--repetitions", "2", "--threads", "2",
+                           "--sweep-steps", "1,2", "--array-mib", "8"])
     layouts = doc["layouts"]
     if [l["steps_per_sweep_requested"] for l in layouts] != [1, 2]:
         sys.exit(f"FAIL: layouts for {[l['steps_per_sweep_requested'] for l in layouts]}, expected [1, 2]")

@@ -6,18 +6,12 @@ values; stdout has each round's header and the summary lines.
 
 usage: check_bench_rounds_json.py --work DIR -- LAUNCHER... WAVE3D
 """
-import argparse
-import json
-import pathlib
 import statistics
-import subprocess
 import sys
 
+from bench_json_support import close, run_bench
+
 ROUNDS = 3
-
-
-def close(a, b):
-    return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0)
 
 
 def check_spread(spread, values, what):
@@ -28,20 +22,8 @@ def check_spread(spread, values, what):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--work", required=True)
-    parser.add_argument("command", nargs=argparse.REMAINDER)
-    args = parser.parse_args()
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    work = pathlib.Path(args.work)
-    work.mkdir(parents=True, exist_ok=True)
-    out = work / "bench.json"
-    cmd = command + ["bench", "--grid", "48", "--steps", "2", "--repetitions", "2", "--threads", "1,2",
-                     "--array-mib", "8", "--rounds", str(ROUNDS), "--json", str(out)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=200)
-    if proc.returncode != 0:
-        sys.exit(f"FAIL: {' '.join(cmd)} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
-    doc = json.loads(out.read_text())
+    doc, proc = run_bench(["--grid", "48", "--steps", "2", "--repetitions", "2", "--threads", "1,2",
+                           "--array-mib", "8", "--rounds", str(ROUNDS)])
     if doc["rounds"] != ROUNDS:
         sys.exit(f"FAIL: rounds {doc['rounds']}")
     kinds = [(1, 1), (1, 2), (2, 1)]  # ranks x threads, in the first round's order
