@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -347,9 +346,6 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
   // One round: each row as soon as it is measured, compared with the cases measured before it. Several:
   // each round's rows at its end, once everything they are compared with is measured.
   const bool print_as_measured = o.rounds == 1;
-  const auto print_layout_of = [&](const BenchCase& all, const LayoutComparison& layout) {
-    print_layout(layout, all, size, settings.stencil.parallel);
-  };
   // One rank's cases run on rank 0 alone; the other ranks wait without taking a core.
   MPI_Comm alone = MPI_COMM_NULL;
   mpi::check(MPI_Comm_split(comm, rank == 0 ? 0 : MPI_UNDEFINED, 0, &alone), "MPI_Comm_split");
@@ -380,7 +376,7 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
         print_case_with_notices(*c);
         if (spec.all_ranks)
           if (const auto layout = layout_within_round(*c, so_far)) {
-            print_layout_of(*c, *layout);
+            print_layout(*layout, *c, size, settings.stencil.parallel);
             layouts.push_back(*layout);
           }
         std::fflush(stdout);
@@ -397,7 +393,7 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
         print_case_with_notices(c);
         if (c.ranks > 1)
           if (const auto layout = layout_within_round(c, cases)) {
-            print_layout_of(c, *layout);
+            print_layout(*layout, c, size, settings.stencil.parallel);
             layouts.push_back(*layout);
           }
       }
