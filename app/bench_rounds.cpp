@@ -84,8 +84,10 @@ std::vector<CaseOverRounds> cases_over_rounds(const std::vector<std::vector<Benc
     c.mpoints = over(rounds, k, [](const BenchCase& b) { return b.stencil_mpoints.median; });
     c.fraction_of_bound = over(rounds, k, [](const BenchCase& b) { return b.fraction_of_bandwidth_bound(); });
     // A speed-up over the rounds only where every round has one (the same cases ran in each).
-    if (std::all_of(rounds.begin(), rounds.end(), [k](const auto& round) { return round[k].speedup.has_value(); }))
+    if (std::all_of(rounds.begin(), rounds.end(), [k](const auto& round) { return round[k].speedup.has_value(); })) {
       c.speedup = over(rounds, k, [](const BenchCase& b) { return *b.speedup; });
+      c.triad_speedup = over(rounds, k, [](const BenchCase& b) { return *b.triad_speedup; });
+    }
     out.push_back(c);
   }
   return out;
@@ -114,7 +116,8 @@ std::string over_rounds_text(int rounds, const std::vector<CaseOverRounds>& case
     text += fmt::format("{:>5} x {:<3} T = {:<4} {} MPoints/s, {} of the bw bound", c.ranks, c.threads_per_rank,
                         steps_label(c.steps_requested), spread_text(c.mpoints, 1),
                         spread_text(c.fraction_of_bound, 3));
-    if (c.speedup) text += fmt::format(", speedup {}", spread_text(*c.speedup, 2));
+    if (c.speedup)
+      text += fmt::format(", speedup {} (the triad's {})", spread_text(*c.speedup, 2), spread_text(*c.triad_speedup, 2));
     text += "\n";
   }
   for (const LayoutOverRounds& l : layouts)
@@ -133,7 +136,8 @@ nlohmann::json over_rounds_json(const std::vector<CaseOverRounds>& cases, const 
                             {"steps_per_sweep_requested", sweep_steps_json(c.steps_requested)},
                             {"stencil_mpoints_per_second", spread_json(c.mpoints)},
                             {"fraction_of_bandwidth_bound", spread_json(c.fraction_of_bound)},
-                            {"speedup", c.speedup ? spread_json(*c.speedup) : nlohmann::json(nullptr)}});
+                            {"speedup", c.speedup ? spread_json(*c.speedup) : nlohmann::json(nullptr)},
+                            {"triad_speedup", c.triad_speedup ? spread_json(*c.triad_speedup) : nlohmann::json(nullptr)}});
   for (const LayoutOverRounds& l : layouts)
     out["layouts"].push_back({{"ranks", l.ranks},
                               {"steps_per_sweep_requested", sweep_steps_json(l.steps_requested)},

@@ -49,6 +49,7 @@ struct CaseOverRounds {
   Spread mpoints;            // of each round's median MPoints/s
   Spread fraction_of_bound;  // each round's median against the bandwidth bound of its own triad
   std::optional<Spread> speedup;
+  std::optional<Spread> triad_speedup;  // the triad's beside it: how much of the speed-up the memory allowed
 };
 
 // A layout comparison's figures over the rounds.

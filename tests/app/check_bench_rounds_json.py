@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """`wave3d bench --rounds 3 --json` on several ranks: every case is measured once per round, the second
-round in reverse order; each round's speed-ups and layout ratios come from that round's cases only,
-and "over_rounds" gives, for every case and layout, the median, least and largest of the rounds'
-values; stdout has each round's header and the summary lines.
+round in reverse order; each round's speed-ups (and the triad's beside them) and layout ratios come
+from that round's cases only, and "over_rounds" gives, for every case and layout, the median, least
+and largest of the rounds' values; stdout has each round's header and the summary lines.
 
 usage: check_bench_rounds_json.py --work DIR -- LAUNCHER... WAVE3D
 """
@@ -39,12 +39,15 @@ def main():
         if order != expected:
             sys.exit(f"FAIL: round {r} measured the cases {kinds} at {order}, expected {expected}")
     rate = lambda c: c["stencil_mpoints_per_second"]["median"]
+    triad = lambda c: c["triad_gbytes_per_second"]["median"]
     for r in range(1, ROUNDS + 1):
         one = cases[(r, 1, 1)]
         for k in kinds[1:]:
             c = cases[(r,) + k]
             if not close(c["speedup"], rate(c) / rate(one)):
                 sys.exit(f"FAIL: round {r}, {k}: speedup {c['speedup']}, not against round {r}'s 1 x 1")
+            if not close(c["triad_speedup"], triad(c) / triad(one)):
+                sys.exit(f"FAIL: round {r}, {k}: the triad's speedup {c['triad_speedup']}, not against round {r}'s 1 x 1")
         layout = next(l for l in doc["layouts"] if l["round"] == r)
         if not close(layout["throughput_ratio"], rate(cases[(r, 2, 1)]) / rate(cases[(r, 1, 2)])):
             sys.exit(f"FAIL: round {r}: layout ratio {layout['throughput_ratio']}, not from round {r}'s cases")
@@ -59,6 +62,7 @@ def main():
         check_spread(summary["fraction_of_bandwidth_bound"], [c["fraction_of_bandwidth_bound"] for c in per_round],
                      f"{k} fraction of the bound")
         check_spread(summary["speedup"], [c["speedup"] for c in per_round], f"{k} speedup")
+        check_spread(summary["triad_speedup"], [c["triad_speedup"] for c in per_round], f"{k} triad's speedup")
     if sorted((s["ranks"], s["threads_per_rank"]) for s in over["cases"]) != sorted(kinds):
         sys.exit(f"FAIL: over_rounds cases {over['cases']}")
     (layout_over,) = over["layouts"]
