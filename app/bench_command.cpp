@@ -342,6 +342,8 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
   // Each round measures every case (bench_rounds.hpp); rank 0 keeps them, in the specs' order.
   const std::vector<BenchCaseSpec> specs = bench_case_specs(sweep_step_list(o.sweep_steps), thread_counts, size > 1);
   std::vector<std::vector<BenchCase>> rounds;
+  // Round 1's case of each spec, on the ranks that ran it: what the later rounds run again.
+  std::vector<std::optional<BenchCase>> first_round(specs.size());
   std::vector<std::vector<LayoutComparison>> round_layouts;
   // One round: each row as soon as it is measured, compared with the cases measured before it. Several:
   // each round's rows at its end, once everything they are compared with is measured.
@@ -357,17 +359,27 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
     std::vector<LayoutComparison> layouts;
     for (std::size_t k : round_order(specs.size(), round)) {
       const BenchCaseSpec& spec = specs[k];
-      set_sweep_steps(settings.stencil, spec.steps_requested);
+      BenchSettings case_settings = settings;
+      set_sweep_steps(case_settings.stencil, spec.steps_requested);
+      // Later rounds run round 1's choices (the tuner's choices agree over the ranks that measured them).
+      const bool repeat_choice = round > 0 && case_settings.stencil.tune.any();
+      if (repeat_choice && first_round[k]) case_settings.stencil = as_in_first_round(case_settings.stencil, *first_round[k]);
       std::optional<BenchCase> c;
       if (spec.all_ranks) {
         // All ranks, one thread each, on the same grid as one rank of as many threads: ranks or threads?
-        BenchCase all = measure_case(settings, 1, comm);
+        BenchCase all = measure_case(case_settings, 1, comm);
+        if (round == 0) first_round[k] = all;
         if (rank == 0) c = std::move(all);
       } else {
-        if (rank == 0) c = measure_case(settings, spec.threads, alone);
+        if (rank == 0) c = measure_case(case_settings, spec.threads, alone);
         mpi::barrier_quietly(comm);
       }
       if (rank != 0) continue;
+      if (round == 0 && !spec.all_ranks) first_round[k] = c;
+      if (repeat_choice) {
+        c->tuning_summary = kAsInFirstRound;
+        c->tuning = {{"source", "round 1"}};
+      }
       c->steps_requested = spec.steps_requested;
       c->round = round + 1;
       c->order_in_round = static_cast<int>(so_far.size());
@@ -403,7 +415,6 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
     round_layouts.push_back(std::move(layouts));
   }
   if (alone != MPI_COMM_NULL) MPI_Comm_free(&alone);
-  set_sweep_steps(settings.stencil, 1);
 
   if (rank == 0) {
     const std::vector<CaseOverRounds> cases_over = cases_over_rounds(rounds);
@@ -504,10 +515,10 @@ Command add_bench_command(CLI::App& parent) {
       ->check(sweep_steps_validator())
       ->capture_default_str();
   cli->add_option("--rounds", o->rounds,
-                  "Measure every case this many times, the cases in reverse order in every other round, and "
-                  "give each speed-up and layout ratio per round (from cases measured one after the other) and "
-                  "as the median and range over the rounds: a drift of the machine's pace then weighs on all "
-                  "cases alike")
+                  "Measure every case this many times, the cases in reverse order in every other round (later "
+                  "rounds run the blocks and T the tuner chose in round 1), and give each speed-up and layout "
+                  "ratio per round (from cases measured one after the other) and as the median and range over "
+                  "the rounds: a drift of the machine's pace then weighs on all cases alike")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
   cli->add_flag("--base-pages", o->base_pages,

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "app/bench_options.hpp"
+#include "config/enum_names.hpp"
 
 namespace wave3d::app {
 namespace {
@@ -50,6 +51,18 @@ std::vector<std::size_t> round_order(std::size_t count, int round) {
   std::iota(order.begin(), order.end(), std::size_t{0});
   if (round % 2 == 1) std::reverse(order.begin(), order.end());
   return order;
+}
+
+RunConfig as_in_first_round(RunConfig config, const BenchCase& first_round) {
+  const std::optional<KernelChoice> kernel = enum_from_name<KernelChoice>(first_round.kernel);
+  if (!kernel) throw std::logic_error("bench: round 1 ran an unknown kernel " + first_round.kernel);
+  config.kernel = *kernel;
+  config.blocking.size = first_round.blocks;
+  if (first_round.prefetch_rows) config.blocking.prefetch_rows = *first_round.prefetch_rows;
+  config.blocking.steps = first_round.steps_per_sweep;
+  config.tune.size = config.tune.steps = config.tune.prefetch = false;
+  if (first_round.ranks > 1 && first_round.steps_per_sweep > 1) config.parallel.temporal_halo = first_round.temporal_halo;
+  return config;
 }
 
 void compare_within_round(BenchCase& c, const std::vector<BenchCase>& others) {

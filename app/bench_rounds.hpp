@@ -5,7 +5,9 @@
 // taken within a round, from cases measured one after the other, never across rounds; over the
 // rounds each figure is given as the median and range of its per-round values. On a shared or
 // virtual node whose memory changes pace by tens of percent within a minute, one round's ratio is
-// one sample.
+// one sample. What the block tuner chose for a case in the first round, the later rounds run again
+// (as_in_first_round): a median over rounds is then one configuration's, and the rounds are not
+// tuned again.
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -34,6 +36,13 @@ std::vector<BenchCaseSpec> bench_case_specs(const std::vector<int>& sweep_steps,
 // The order in which round `round` (0-based) measures `count` cases: as listed in even rounds,
 // reversed in odd ones.
 std::vector<std::size_t> round_order(std::size_t count, int round);
+
+// The config of a later round's case: what round 1's case of the same spec ran (kernel, blocks,
+// prefetch distance, T and, across ranks, the temporal halo) given instead of tuned again, so that
+// every round measures the same code; `config` is the bench's for that spec.
+RunConfig as_in_first_round(RunConfig config, const BenchCase& first_round);
+// The line under a later round's row that says so.
+inline constexpr const char* kAsInFirstRound = "as chosen in round 1, not tuned again";
 
 // Sets c's speed-up against the case of 1 rank x 1 thread at its --sweep-steps entry among `others`
 // (cases of c's round), where there is one; that case's own is 1.

@@ -2,7 +2,9 @@
 """`wave3d bench --rounds 3 --json` on several ranks: every case is measured once per round, the second
 round in reverse order; each round's speed-ups (and the triad's beside them) and layout ratios come
 from that round's cases only, and "over_rounds" gives, for every case and layout, the median, least
-and largest of the rounds' values; stdout has each round's header and the summary lines.
+and largest of the rounds' values. The later rounds run what the tuner chose in round 1 for each case
+(kernel, blocks, prefetch distance, T, temporal halo) and say so. stdout has each round's header and the
+summary lines.
 
 usage: check_bench_rounds_json.py --work DIR -- LAUNCHER... WAVE3D
 """
@@ -23,62 +25,78 @@ def check_spread(spread, values, what):
 
 def main():
     doc, proc = run_bench(["--grid", "48", "--steps", "2", "--repetitions", "2", "--threads", "1,2",
+                           "--sweep-steps", "1,auto", "--blocking", "auto", "--tune-seconds", "0.2",
                            "--array-mib", "8", "--rounds", str(ROUNDS)])
     if doc["rounds"] != ROUNDS:
         sys.exit(f"FAIL: rounds {doc['rounds']}")
-    kinds = [(1, 1), (1, 2), (2, 1)]  # ranks x threads, in the first round's order
+    # ranks, threads and --sweep-steps entry of each case, in the first round's order
+    kinds = [(1, 1, 1), (1, 2, 1), (1, 1, "auto"), (1, 2, "auto"), (2, 1, 1), (2, 1, "auto")]
+    kind = lambda c: (c["ranks"], c["threads_per_rank"], c["steps_per_sweep_requested"])
     cases = {}
     for r in range(1, ROUNDS + 1):
         in_round = [c for c in doc["cases"] if c["round"] == r]
-        if sorted((c["ranks"], c["threads_per_rank"]) for c in in_round) != sorted(kinds):
-            sys.exit(f"FAIL: round {r} measured {[(c['ranks'], c['threads_per_rank']) for c in in_round]}")
+        if sorted(map(str, map(kind, in_round))) != sorted(map(str, kinds)):
+            sys.exit(f"FAIL: round {r} measured {[kind(c) for c in in_round]}")
         for c in in_round:
-            cases[(r, c["ranks"], c["threads_per_rank"])] = c
+            cases[(r,) + kind(c)] = c
         order = [cases[(r,) + k]["order_in_round"] for k in kinds]
-        expected = [2, 1, 0] if r % 2 == 0 else [0, 1, 2]
-        if order != expected:
-            sys.exit(f"FAIL: round {r} measured the cases {kinds} at {order}, expected {expected}")
+        expected = list(range(len(kinds)))
+        if order != (expected[::-1] if r % 2 == 0 else expected):
+            sys.exit(f"FAIL: round {r} measured the cases {kinds} at {order}")
+    # The later rounds run what the tuner chose in round 1, not tuned again.
+    choice = lambda c: (c["kernel"], c["blocks"], c["prefetch_rows"], c["steps_per_sweep"], c["temporal_halo"])
+    for k in kinds:
+        first = cases[(1,) + k]
+        if first["tuning"] is None or first["tuning"].get("source") not in ("measured", "cache"):
+            sys.exit(f"FAIL: round 1, {k}: tuning {first['tuning']}")
+        for r in range(2, ROUNDS + 1):
+            c = cases[(r,) + k]
+            if choice(c) != choice(first) or c["tuning"] != {"source": "round 1"}:
+                sys.exit(f"FAIL: round {r}, {k}: ran {choice(c)} ({c['tuning']}), round 1 {choice(first)}")
     rate = lambda c: c["stencil_mpoints_per_second"]["median"]
     triad = lambda c: c["triad_gbytes_per_second"]["median"]
     for r in range(1, ROUNDS + 1):
-        one = cases[(r, 1, 1)]
-        for k in kinds[1:]:
-            c = cases[(r,) + k]
+        for k in kinds:
+            c, one = cases[(r,) + k], cases[(r, 1, 1, k[2])]
             if not close(c["speedup"], rate(c) / rate(one)):
                 sys.exit(f"FAIL: round {r}, {k}: speedup {c['speedup']}, not against round {r}'s 1 x 1")
             if not close(c["triad_speedup"], triad(c) / triad(one)):
                 sys.exit(f"FAIL: round {r}, {k}: the triad's speedup {c['triad_speedup']}, not against round {r}'s 1 x 1")
-        layout = next(l for l in doc["layouts"] if l["round"] == r)
-        if not close(layout["throughput_ratio"], rate(cases[(r, 2, 1)]) / rate(cases[(r, 1, 2)])):
-            sys.exit(f"FAIL: round {r}: layout ratio {layout['throughput_ratio']}, not from round {r}'s cases")
-    if len(doc["layouts"]) != ROUNDS:
-        sys.exit(f"FAIL: {len(doc['layouts'])} layouts for {ROUNDS} rounds")
+        for steps in (1, "auto"):
+            layout = next(l for l in doc["layouts"] if l["round"] == r and l["steps_per_sweep_requested"] == steps)
+            if not close(layout["throughput_ratio"], rate(cases[(r, 2, 1, steps)]) / rate(cases[(r, 1, 2, steps)])):
+                sys.exit(f"FAIL: round {r}, T = {steps}: layout ratio {layout['throughput_ratio']}, not from round {r}'s cases")
+    if len(doc["layouts"]) != 2 * ROUNDS:
+        sys.exit(f"FAIL: {len(doc['layouts'])} layouts for {ROUNDS} rounds of 2 entries")
 
     over = doc["over_rounds"]
     for summary in over["cases"]:
-        k = (summary["ranks"], summary["threads_per_rank"])
+        k = kind(summary)
         per_round = [cases[(r,) + k] for r in range(1, ROUNDS + 1)]
         check_spread(summary["stencil_mpoints_per_second"], [rate(c) for c in per_round], f"{k} MPoints/s")
         check_spread(summary["fraction_of_bandwidth_bound"], [c["fraction_of_bandwidth_bound"] for c in per_round],
                      f"{k} fraction of the bound")
         check_spread(summary["speedup"], [c["speedup"] for c in per_round], f"{k} speedup")
         check_spread(summary["triad_speedup"], [c["triad_speedup"] for c in per_round], f"{k} triad's speedup")
-    if sorted((s["ranks"], s["threads_per_rank"]) for s in over["cases"]) != sorted(kinds):
+    if [kind(s) for s in over["cases"]] != kinds:
         sys.exit(f"FAIL: over_rounds cases {over['cases']}")
-    (layout_over,) = over["layouts"]
-    check_spread(layout_over["throughput_ratio"], [l["throughput_ratio"] for l in doc["layouts"]], "layout ratio")
-    check_spread(layout_over["bound_fraction_ratio"], [l["bound_fraction_ratio"] for l in doc["layouts"]],
-                 "layout bound ratio")
+    for layout_over in over["layouts"]:
+        steps = layout_over["steps_per_sweep_requested"]
+        per_round = [l for l in doc["layouts"] if l["steps_per_sweep_requested"] == steps]
+        check_spread(layout_over["throughput_ratio"], [l["throughput_ratio"] for l in per_round], f"T = {steps} ratio")
+        check_spread(layout_over["bound_fraction_ratio"], [l["bound_fraction_ratio"] for l in per_round],
+                     f"T = {steps} bound ratio")
 
-    ratio = layout_over["throughput_ratio"]
+    ratio = over["layouts"][0]["throughput_ratio"]
     lines = ["round 1 of 3:", "round 2 of 3 (the cases in reverse order):", "round 3 of 3:",
+             "(tuning: as chosen in round 1, not tuned again)",
              "over 3 rounds (the median of the rounds' values; in parentheses the least and the largest):",
              f"layout at T = 1: 2 ranks x 1 thread reach {ratio['median']:.3f} ({ratio['min']:.3f}-{ratio['max']:.3f}) "
              "x the throughput of 1 rank x 2 threads"]
     for line in lines:
         if line not in proc.stdout:
             sys.exit(f"FAIL: no '{line}' on stdout\n{proc.stdout}")
-    print(f"OK: {ROUNDS} rounds, layout ratio {ratio['median']:.3f} ({ratio['min']:.3f}-{ratio['max']:.3f})")
+    print(f"OK: {ROUNDS} rounds, layout ratio at T = 1 {ratio['median']:.3f} ({ratio['min']:.3f}-{ratio['max']:.3f})")
 
 
 if __name__ == "__main__":
