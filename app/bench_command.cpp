@@ -216,6 +216,32 @@ void print_layout(const LayoutComparison& layout, const BenchCase& all, int rank
              enum_name(parallel.progress), across_ranks, bound_ratio_text(layout));
 }
 
+// How much the resident set grew over the fields, for each case: per case with one round, per case
+// over the rounds (least-largest) with several.
+void print_memory_lines(const std::vector<std::vector<BenchCase>>& rounds) {
+  if (rounds.empty()) return;
+  for (std::size_t k = 0; k < rounds.front().size(); ++k) {
+    const BenchCase& first = rounds.front()[k];
+    std::vector<double> growths;
+    for (const std::vector<BenchCase>& round : rounds)
+      if (round[k].rss_growth_over_fields) growths.push_back(*round[k].rss_growth_over_fields);
+    if (growths.size() != rounds.size()) {
+      fmt::print("memory {} x {}: peak RSS unavailable on this system\n", first.ranks, first.threads_per_rank);
+      continue;
+    }
+    const Spread growth = spread_of(growths);
+    const std::string grew = rounds.size() == 1 ? fmt::format("{:.3f}", growth.median)
+                                                : fmt::format("{:.3f}-{:.3f}", growth.min, growth.max);
+    fmt::print("memory {} x {}{}: RSS grew by {} x the fields' {} (halos and padding included){}\n", first.ranks,
+               first.threads_per_rank,
+               rounds.size() == 1 ? "" : fmt::format(" at T = {}", first.steps_requested == kTunedSweepSteps
+                                                                       ? std::string("auto")
+                                                                       : std::to_string(first.steps_requested)),
+               grew, format_bytes(first.field_bytes),
+               rounds.size() == 1 ? "" : fmt::format(" in {} rounds", rounds.size()));
+  }
+}
+
 // What the bench derives from the node it runs on (its LLC, the OpenMP threads): the grid, the
 // triad's arrays, the in-cache grid and the thread counts.
 struct BenchShape {
@@ -420,19 +446,10 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
     const std::vector<CaseOverRounds> cases_over = cases_over_rounds(rounds);
     const std::vector<LayoutOverRounds> layouts_over = layouts_over_rounds(round_layouts);
     if (o.rounds > 1) fmt::print("{}", over_rounds_text(o.rounds, cases_over, layouts_over));
+    print_memory_lines(rounds);
     bool memory_ok = true;
     for (const std::vector<BenchCase>& round : rounds)
-      for (const BenchCase& c : round) {
-        const std::string which =
-            o.rounds > 1 ? fmt::format("{} x {} (round {})", c.ranks, c.threads_per_rank, c.round)
-                         : fmt::format("{} x {}", c.ranks, c.threads_per_rank);
-        if (c.rss_growth_over_fields)
-          fmt::print("memory {}: RSS grew by {:.3f} x the fields' {} (halos and padding included)\n", which,
-                     *c.rss_growth_over_fields, format_bytes(c.field_bytes));
-        else
-          fmt::print("memory {}: peak RSS unavailable on this system\n", which);
-        memory_ok = memory_ok && c.verified_finite;
-      }
+      for (const BenchCase& c : round) memory_ok = memory_ok && c.verified_finite;
     if (!o.json.empty()) {
       const nlohmann::json blocks =
           settings.stencil.tune.size ? nlohmann::json("auto") : nlohmann::json(settings.stencil.blocking.size);

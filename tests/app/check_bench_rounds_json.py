@@ -96,6 +96,10 @@ def main():
     for line in lines:
         if line not in proc.stdout:
             sys.exit(f"FAIL: no '{line}' on stdout\n{proc.stdout}")
+    # One memory line per case, over the rounds.
+    memory = [l for l in proc.stdout.splitlines() if l.startswith("memory ")]
+    if len(memory) != len(kinds) or not all(l.endswith(f" in {ROUNDS} rounds") or "unavailable" in l for l in memory):
+        sys.exit(f"FAIL: memory lines {memory}")
     print(f"OK: {ROUNDS} rounds, layout ratio at T = 1 {ratio['median']:.3f} ({ratio['min']:.3f}-{ratio['max']:.3f})")
 
 
