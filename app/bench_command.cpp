@@ -131,8 +131,7 @@ nlohmann::json cache_resident_json(const BenchCase& c) {
   const CacheResidentRate& in_cache = *c.cache_resident;
   return {{"grid", in_cache.edge},
           {"field_bytes", in_cache.field_bytes},
-          {"stencil_mpoints_per_second",
-           {{"min", in_cache.mpoints.min}, {"median", in_cache.mpoints.median}, {"max", in_cache.mpoints.max}}},
+          {"stencil_mpoints_per_second", spread_json(in_cache.mpoints)},
           {"fraction_of_bandwidth_bound", in_cache.mpoints.median / c.bandwidth_bound_mpoints},
           {"case_fraction_of_cache_resident", c.stencil_mpoints.median / in_cache.mpoints.median}};
 }
@@ -148,15 +147,12 @@ nlohmann::json to_json(const BenchCase& c) {
   auto optional = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
   return {{"ranks", c.ranks},
           {"threads_per_rank", c.threads_per_rank},
-          {"stencil_mpoints_per_second", {{"min", c.stencil_mpoints.min}, {"median", c.stencil_mpoints.median},
-                               {"max", c.stencil_mpoints.max}}},
+          {"stencil_mpoints_per_second", spread_json(c.stencil_mpoints)},
           {"gflop_per_second", c.gflops},
-          {"triad_gbytes_per_second", {{"min", c.triad_gbytes.min}, {"median", c.triad_gbytes.median},
-                            {"max", c.triad_gbytes.max}}},
+          {"triad_gbytes_per_second", spread_json(c.triad_gbytes)},
           {"bandwidth_bound_mpoints_per_second", c.bandwidth_bound_mpoints},
           {"fraction_of_bandwidth_bound", c.fraction_of_bandwidth_bound()},
-          {"triad_after_gbytes_per_second", {{"min", c.triad_after_gbytes.min}, {"median", c.triad_after_gbytes.median},
-                                  {"max", c.triad_after_gbytes.max}}},
+          {"triad_after_gbytes_per_second", spread_json(c.triad_after_gbytes)},
           {"bandwidth_bound_after_mpoints_per_second", c.bandwidth_bound_after_mpoints},
           {"fraction_of_bandwidth_bound_after", c.fraction_of_bandwidth_bound_after()},
           {"triad_before_and_after_agree", c.triads_agree()},
@@ -205,7 +201,7 @@ void print_layout(const LayoutComparison& layout, const BenchCase& all, int rank
       layout.steps_requested == kTunedSweepSteps
           ? fmt::format("auto (T = {} across the ranks, {} in one rank)", layout.steps_across_ranks,
                         layout.steps_in_one_rank)
-          : std::to_string(layout.steps_requested);
+          : sweep_steps_text(layout.steps_requested);
   const std::string across_ranks =
       all.steps_per_sweep > 1 ? fmt::format(", {} temporal halo", enum_name(all.temporal_halo)) : "";
   fmt::print("\nlayout: {} ranks x 1 thread ({} x {} x {} process grid) reach {:.3f} x the throughput of 1 rank x "
@@ -234,9 +230,7 @@ void print_memory_lines(const std::vector<std::vector<BenchCase>>& rounds) {
                                                 : fmt::format("{:.3f}-{:.3f}", growth.min, growth.max);
     fmt::print("memory {} x {}{}: RSS grew by {} x the fields' {} (halos and padding included){}\n", first.ranks,
                first.threads_per_rank,
-               rounds.size() == 1 ? "" : fmt::format(" at T = {}", first.steps_requested == kTunedSweepSteps
-                                                                       ? std::string("auto")
-                                                                       : std::to_string(first.steps_requested)),
+               rounds.size() == 1 ? "" : fmt::format(" at T = {}", sweep_steps_text(first.steps_requested)),
                grew, format_bytes(first.field_bytes),
                rounds.size() == 1 ? "" : fmt::format(" in {} rounds", rounds.size()));
   }

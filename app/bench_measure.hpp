@@ -56,6 +56,8 @@ struct Spread {
 };
 // The least, the median and the largest of `values` (not empty).
 Spread spread_of(std::vector<double> values);
+// As the JSON documents write it: min, median and max.
+inline nlohmann::json spread_json(const Spread& s) { return {{"min", s.min}, {"median", s.median}, {"max", s.max}}; }
 
 // The largest cube edge, a multiple of 16 and at most `grid_edge`, whose three fields (halos of
 // `radius` included, `value_bytes` per value) take at most half of `llc_bytes`; nullopt where the

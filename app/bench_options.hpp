@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -26,6 +27,11 @@ std::vector<int> sweep_step_list(std::string_view text);
 // A --sweep-steps entry as the JSON documents write it: the count, or "auto" for kTunedSweepSteps.
 inline nlohmann::json sweep_steps_json(int steps) {
   return steps == kTunedSweepSteps ? nlohmann::json("auto") : nlohmann::json(steps);
+}
+
+// A --sweep-steps entry as the text writes it: the count, or "auto" for kTunedSweepSteps.
+inline std::string sweep_steps_text(int steps) {
+  return steps == kTunedSweepSteps ? std::string("auto") : std::to_string(steps);
 }
 
 // Sets T in `config`: blocking.steps, or blocking.steps = "auto" for kTunedSweepSteps.

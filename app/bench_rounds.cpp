@@ -12,15 +12,9 @@
 namespace wave3d::app {
 namespace {
 
-std::string steps_label(int steps_requested) {
-  return steps_requested == kTunedSweepSteps ? std::string("auto") : std::to_string(steps_requested);
-}
-
 std::string spread_text(const Spread& s, int decimals) {
   return fmt::format("{:.{}f} ({:.{}f}-{:.{}f})", s.median, decimals, s.min, decimals, s.max, decimals);
 }
-
-nlohmann::json spread_json(const Spread& s) { return {{"median", s.median}, {"min", s.min}, {"max", s.max}}; }
 
 // The spread of one value taken from the same entry of every round.
 template <typename Round, typename Value>
@@ -127,7 +121,7 @@ std::string over_rounds_text(int rounds, const std::vector<CaseOverRounds>& case
       "\nover {} rounds (the median of the rounds' values; in parentheses the least and the largest):\n", rounds);
   for (const CaseOverRounds& c : cases) {
     text += fmt::format("{:>5} x {:<3} T = {:<4} {} MPoints/s, {} of the bw bound", c.ranks, c.threads_per_rank,
-                        steps_label(c.steps_requested), spread_text(c.mpoints, 1),
+                        sweep_steps_text(c.steps_requested), spread_text(c.mpoints, 1),
                         spread_text(c.fraction_of_bound, 3));
     if (c.speedup)
       text += fmt::format(", speedup {} (the triad's {})", spread_text(*c.speedup, 2), spread_text(*c.triad_speedup, 2));
@@ -136,7 +130,7 @@ std::string over_rounds_text(int rounds, const std::vector<CaseOverRounds>& case
   for (const LayoutOverRounds& l : layouts)
     text += fmt::format("layout at T = {}: {} ranks x 1 thread reach {} x the throughput of 1 rank x {} threads; "
                         "against each layout's own bandwidth bound {}\n",
-                        steps_label(l.steps_requested), l.ranks, spread_text(l.throughput_ratio, 3), l.ranks,
+                        sweep_steps_text(l.steps_requested), l.ranks, spread_text(l.throughput_ratio, 3), l.ranks,
                         spread_text(l.bound_fraction_ratio, 3));
   return text;
 }
