@@ -82,14 +82,6 @@ std::string fraction_text(const std::optional<double>& bound, double value) {
   return bound ? fmt::format("{:.3f}", value / *bound) : "n/a";
 }
 
-// The rate of the later levels of the case's sweeps against its bandwidth bound: what deeper sweeps
-// approach (engine/sweep_levels_report.hpp); nullopt at one step per sweep.
-std::optional<double> later_levels_fraction_of_bound(const BenchCase& c) {
-  const auto rates = engine::sweep_level_rates(c.sweep_levels, c.sweep_threads);
-  if (!rates) return std::nullopt;
-  return rates->later_mpoints / c.bandwidth_bound_mpoints;
-}
-
 void print_case(const BenchCase& c) {
   // A warning goes right above the row it is about, once for the whole job.
   std::fflush(stdout);
@@ -113,11 +105,11 @@ void print_case(const BenchCase& c) {
                "bound; this row reached {:.3f} of that rate\n",
                "", in_cache.mpoints.median, in_cache.mpoints.min, in_cache.mpoints.max, in_cache.edge,
                format_bytes(in_cache.field_bytes), c.ranks > 1 ? " per rank" : "",
-               in_cache.mpoints.median / c.bandwidth_bound_mpoints,
+               *c.cache_resident_fraction_of_bound(),
                c.stencil_mpoints.median / in_cache.mpoints.median);
   }
   if (!c.cache_resident_notice.empty()) fmt::print("{:>11}   in cache: {}\n", "", c.cache_resident_notice);
-  if (const auto fraction = later_levels_fraction_of_bound(c))
+  if (const auto fraction = c.later_levels_fraction_of_bound())
     fmt::print("{:>11}   levels: {}; that rate is {:.3f} of the bw bound\n", "",
                engine::sweep_levels_line(c.sweep_levels, c.sweep_threads), *fraction);
   if (!c.triads_agree())
@@ -132,13 +124,13 @@ nlohmann::json cache_resident_json(const BenchCase& c) {
   return {{"grid", in_cache.edge},
           {"field_bytes", in_cache.field_bytes},
           {"stencil_mpoints_per_second", spread_json(in_cache.mpoints)},
-          {"fraction_of_bandwidth_bound", in_cache.mpoints.median / c.bandwidth_bound_mpoints},
+          {"fraction_of_bandwidth_bound", *c.cache_resident_fraction_of_bound()},
           {"case_fraction_of_cache_resident", c.stencil_mpoints.median / in_cache.mpoints.median}};
 }
 
 nlohmann::json sweep_levels_json(const BenchCase& c) {
   nlohmann::json levels = engine::sweep_levels_json(c.sweep_levels, c.sweep_threads);
-  if (const auto fraction = later_levels_fraction_of_bound(c))
+  if (const auto fraction = c.later_levels_fraction_of_bound())
     levels["later_levels_fraction_of_bandwidth_bound"] = *fraction;
   return levels;
 }

@@ -10,6 +10,7 @@
 #include "engine/binding_audit.hpp"
 #include "engine/placement_setup.hpp"
 #include "engine/run_report.hpp"
+#include "engine/sweep_levels_report.hpp"
 #include "engine/time_loop.hpp"
 #include "field/huge_pages.hpp"
 #include "field/memory_placement.hpp"
@@ -92,6 +93,23 @@ void add_notice(std::vector<std::string>& notices, const std::string& notice) {
 }
 
 }  // namespace
+
+std::optional<double> BenchCase::cache_resident_fraction_of_bound() const {
+  if (!cache_resident) return std::nullopt;
+  return cache_resident->mpoints.median / bandwidth_bound_mpoints;
+}
+
+std::optional<double> BenchCase::later_levels_mpoints() const {
+  const auto rates = sweep_level_rates(sweep_levels, sweep_threads);
+  if (!rates) return std::nullopt;
+  return rates->later_mpoints;
+}
+
+std::optional<double> BenchCase::later_levels_fraction_of_bound() const {
+  const auto rate = later_levels_mpoints();
+  if (!rate) return std::nullopt;
+  return *rate / bandwidth_bound_mpoints;
+}
 
 RunConfig bench_stencil_config(std::int64_t edge, const std::array<std::int64_t, 3>& blocking) {
   RunConfig c;

@@ -24,6 +24,18 @@ Spread over(const std::vector<Round>& rounds, std::size_t entry, Value value) {
   return spread_of(std::move(values));
 }
 
+// The spread of an optional value of every round's case `entry`, where every round has it.
+template <typename Value>
+std::optional<Spread> over_where_measured(const std::vector<std::vector<BenchCase>>& rounds, std::size_t entry,
+                                          Value value) {
+  const bool everywhere = std::all_of(rounds.begin(), rounds.end(),
+                                      [&](const auto& round) { return value(round.at(entry)).has_value(); });
+  if (!everywhere) return std::nullopt;
+  return over(rounds, entry, [&](const BenchCase& b) { return *value(b); });
+}
+
+nlohmann::json optional_spread_json(const std::optional<Spread>& s) { return s ? spread_json(*s) : nlohmann::json(nullptr); }
+
 void check_alike(std::size_t first_size, std::size_t size) {
   if (size != first_size) throw std::logic_error("bench: rounds with different numbers of cases");
 }
@@ -91,10 +103,16 @@ std::vector<CaseOverRounds> cases_over_rounds(const std::vector<std::vector<Benc
     c.mpoints = over(rounds, k, [](const BenchCase& b) { return b.stencil_mpoints.median; });
     c.fraction_of_bound = over(rounds, k, [](const BenchCase& b) { return b.fraction_of_bandwidth_bound(); });
     // A speed-up over the rounds only where every round has one (the same cases ran in each).
-    if (std::all_of(rounds.begin(), rounds.end(), [k](const auto& round) { return round[k].speedup.has_value(); })) {
-      c.speedup = over(rounds, k, [](const BenchCase& b) { return *b.speedup; });
-      c.triad_speedup = over(rounds, k, [](const BenchCase& b) { return *b.triad_speedup; });
-    }
+    c.speedup = over_where_measured(rounds, k, [](const BenchCase& b) { return b.speedup; });
+    c.triad_speedup = over_where_measured(rounds, k, [](const BenchCase& b) { return b.triad_speedup; });
+    c.in_cache_mpoints = over_where_measured(rounds, k, [](const BenchCase& b) {
+      return b.cache_resident ? std::optional<double>(b.cache_resident->mpoints.median) : std::nullopt;
+    });
+    c.in_cache_fraction_of_bound =
+        over_where_measured(rounds, k, [](const BenchCase& b) { return b.cache_resident_fraction_of_bound(); });
+    c.later_levels_mpoints = over_where_measured(rounds, k, [](const BenchCase& b) { return b.later_levels_mpoints(); });
+    c.later_levels_fraction_of_bound =
+        over_where_measured(rounds, k, [](const BenchCase& b) { return b.later_levels_fraction_of_bound(); });
     out.push_back(c);
   }
   return out;
@@ -126,6 +144,12 @@ std::string over_rounds_text(int rounds, const std::vector<CaseOverRounds>& case
     if (c.speedup)
       text += fmt::format(", speedup {} (the triad's {})", spread_text(*c.speedup, 2), spread_text(*c.triad_speedup, 2));
     text += "\n";
+    if (c.in_cache_mpoints)
+      text += fmt::format("{:>21}in cache: {} MPoints/s, {} of the bw bound\n", "", spread_text(*c.in_cache_mpoints, 1),
+                          spread_text(*c.in_cache_fraction_of_bound, 3));
+    if (c.later_levels_mpoints)
+      text += fmt::format("{:>21}levels after the first: {} MPoints/s, {} of the bw bound\n", "",
+                          spread_text(*c.later_levels_mpoints, 1), spread_text(*c.later_levels_fraction_of_bound, 3));
   }
   for (const LayoutOverRounds& l : layouts)
     text += fmt::format("layout at T = {}: {} ranks x 1 thread reach {} x the throughput of 1 rank x {} threads; "
@@ -143,8 +167,13 @@ nlohmann::json over_rounds_json(const std::vector<CaseOverRounds>& cases, const 
                             {"steps_per_sweep_requested", sweep_steps_json(c.steps_requested)},
                             {"stencil_mpoints_per_second", spread_json(c.mpoints)},
                             {"fraction_of_bandwidth_bound", spread_json(c.fraction_of_bound)},
-                            {"speedup", c.speedup ? spread_json(*c.speedup) : nlohmann::json(nullptr)},
-                            {"triad_speedup", c.triad_speedup ? spread_json(*c.triad_speedup) : nlohmann::json(nullptr)}});
+                            {"speedup", optional_spread_json(c.speedup)},
+                            {"triad_speedup", optional_spread_json(c.triad_speedup)},
+                            {"cache_resident_mpoints_per_second", optional_spread_json(c.in_cache_mpoints)},
+                            {"cache_resident_fraction_of_bandwidth_bound", optional_spread_json(c.in_cache_fraction_of_bound)},
+                            {"later_levels_mpoints_per_second", optional_spread_json(c.later_levels_mpoints)},
+                            {"later_levels_fraction_of_bandwidth_bound",
+                             optional_spread_json(c.later_levels_fraction_of_bound)}});
   for (const LayoutOverRounds& l : layouts)
     out["layouts"].push_back({{"ranks", l.ranks},
                               {"steps_per_sweep_requested", sweep_steps_json(l.steps_requested)},

@@ -59,6 +59,10 @@ struct CaseOverRounds {
   Spread fraction_of_bound;  // each round's median against the bandwidth bound of its own triad
   std::optional<Spread> speedup;
   std::optional<Spread> triad_speedup;  // the triad's beside it: how much of the speed-up the memory allowed
+  // The in-cache rate and, with T > 1, the later levels' rate (what deeper sweeps approach), each with
+  // its fraction of the round's bandwidth bound: where every round measured them.
+  std::optional<Spread> in_cache_mpoints, in_cache_fraction_of_bound;
+  std::optional<Spread> later_levels_mpoints, later_levels_fraction_of_bound;
 };
 
 // A layout comparison's figures over the rounds.

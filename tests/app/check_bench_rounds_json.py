@@ -2,7 +2,8 @@
 """`wave3d bench --rounds 3 --json` on several ranks: every case is measured once per round, the second
 round in reverse order; each round's speed-ups (and the triad's beside them) and layout ratios come
 from that round's cases only, and "over_rounds" gives, for every case and layout, the median, least
-and largest of the rounds' values. The later rounds run what the tuner chose in round 1 for each case
+and largest of the rounds' values (of the in-cache rate and the later levels' rate too, where every
+round measured them). The later rounds run what the tuner chose in round 1 for each case
 (kernel, blocks, prefetch distance, T, temporal halo) and say so. stdout has each round's header and the
 summary lines.
 
@@ -21,6 +22,29 @@ def check_spread(spread, values, what):
     for key, value in expected.items():
         if not close(spread[key], value):
             sys.exit(f"FAIL: {what}: {key} {spread[key]}, expected {value} from the rounds' {values}")
+
+
+def check_optional_spread(spread, values, what):
+    """The summary of a value some rounds may lack: a spread where every round has it, else null."""
+    if all(v is not None for v in values):
+        if spread is None:
+            sys.exit(f"FAIL: {what}: no summary of the rounds' {values}")
+        check_spread(spread, values, what)
+    elif spread is not None:
+        sys.exit(f"FAIL: {what}: a summary {spread} of the rounds' {values}")
+
+
+def in_cache(case, key):
+    return case["cache_resident"][key] if case.get("cache_resident") else None
+
+
+def in_cache_rate(case):
+    rate = in_cache(case, "stencil_mpoints_per_second")
+    return rate["median"] if rate else None
+
+
+def later_levels(case, key):
+    return case["sweep_levels"][key] if case.get("sweep_levels") else None
 
 
 def main():
@@ -78,6 +102,18 @@ def main():
                      f"{k} fraction of the bound")
         check_spread(summary["speedup"], [c["speedup"] for c in per_round], f"{k} speedup")
         check_spread(summary["triad_speedup"], [c["triad_speedup"] for c in per_round], f"{k} triad's speedup")
+        check_optional_spread(summary["cache_resident_mpoints_per_second"],
+                              [in_cache_rate(c) for c in per_round], f"{k} in-cache MPoints/s")
+        check_optional_spread(summary["cache_resident_fraction_of_bandwidth_bound"],
+                              [in_cache(c, "fraction_of_bandwidth_bound") for c in per_round], f"{k} in-cache fraction")
+        check_optional_spread(summary["later_levels_mpoints_per_second"],
+                              [later_levels(c, "later_levels_mpoints_per_second") for c in per_round],
+                              f"{k} later levels' MPoints/s")
+        check_optional_spread(summary["later_levels_fraction_of_bandwidth_bound"],
+                              [later_levels(c, "later_levels_fraction_of_bandwidth_bound") for c in per_round],
+                              f"{k} later levels' fraction")
+        if k[2] == 1 and summary["later_levels_mpoints_per_second"] is not None:
+            sys.exit(f"FAIL: {k}: later levels at one step per sweep")
     if [kind(s) for s in over["cases"]] != kinds:
         sys.exit(f"FAIL: over_rounds cases {over['cases']}")
     for layout_over in over["layouts"]:
@@ -96,6 +132,14 @@ def main():
     for line in lines:
         if line not in proc.stdout:
             sys.exit(f"FAIL: no '{line}' on stdout\n{proc.stdout}")
+    # Under the summary line of a case, its in-cache rate and its later levels' rate where it has them.
+    summary_lines = proc.stdout[proc.stdout.index("over 3 rounds"):].splitlines()
+    for key, text in (("cache_resident_mpoints_per_second", "in cache: "),
+                      ("later_levels_mpoints_per_second", "levels after the first: ")):
+        expected = sum(s[key] is not None for s in over["cases"])
+        printed = sum(l.strip().startswith(text) for l in summary_lines)
+        if printed != expected:
+            sys.exit(f"FAIL: {printed} summary lines '{text}', {expected} cases have it\n{proc.stdout}")
     # One memory line per case, over the rounds.
     memory = [l for l in proc.stdout.splitlines() if l.startswith("memory ")]
     if len(memory) != len(kinds) or not all(l.endswith(f" in {ROUNDS} rounds") or "unavailable" in l for l in memory):
