@@ -5,8 +5,9 @@ YASK's.
 
 YASK (github.com/intel/yask) is the public stencil framework with vector folding, wave-front tiling and
 an auto-tuner. Give it as a source checkout (--yask; its iso3dfd is built with g++ for the case, into
-the work directory) or as a built binary (--yask-binary). Each code's blocks are chosen once by its own
-tuner before the rounds (YASK's auto-tuner, `wave3d tune`); in the rounds YASK runs the blocks it chose
+the work directory) or as a built binary (--yask-binary). Each code runs one time step at a time unless
+told otherwise (YASK's wave-front tiling with --yask-wavefront, wave3d's temporal blocking with
+--sweep-steps). Each code's blocks are chosen once by its own tuner before the rounds (YASK's auto-tuner, `wave3d tune`); in the rounds YASK runs the blocks it chose
 and wave3d reads them from its tuning cache in the work directory. The rounds alternate which code runs
 first, so that a drift of the machine weighs on both.
 
@@ -30,6 +31,8 @@ from wave3d.option_types import positive_float, positive_int  # noqa: E402
 EXAMPLES = """examples:
   # R = 8, single precision, 256^3 points, 2 threads, 3 rounds (YASK built from a checkout)
   compare_yask.py --yask ~/src/yask --wave3d build/release/app/wave3d
+  # both codes with temporal blocking: YASK's wave front of 8 steps over 64 x 64 mega-blocks, wave3d's T chosen
+  compare_yask.py --yask ~/src/yask --yask-wavefront 8,64,64 --sweep-steps auto
   # double precision at R = 4 with a YASK binary built before, its blocks given, JSON beside the table
   compare_yask.py --yask-binary ~/yask-r4/bin/yask_kernel.iso3dfd.avx512.exe --yask-blocks 96,28,80 \\
       --radius 4 --precision double --json yask-r4.json
@@ -45,6 +48,29 @@ def block_sizes(text):
     if len(sizes) != 3 or min(sizes) < 1:
         raise argparse.ArgumentTypeError(f"'{text}': three positive integers x,y,z wanted")
     return sizes
+
+
+def wavefront(text):
+    parts = text.split(",")
+    try:
+        values = tuple(int(p) for p in parts)
+    except ValueError:
+        values = ()
+    if len(values) != 3 or values[0] < 2 or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}': T,X,Y wanted: T >= 2 steps per mega-block, X and Y positive")
+    return values
+
+
+def sweep_steps(text):
+    if text == "auto":
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"'{text}': a positive count of time steps per sweep, or auto")
+    return str(value)
 
 
 def parse_args(argv):
@@ -67,6 +93,11 @@ def parse_args(argv):
     parser.add_argument("--yask-trials", type=positive_int, default=3,
                         help="YASK trials per round, the median kept (default 3)")
     parser.add_argument("--yask-blocks", type=block_sizes, help="YASK's block x,y,z (default: its auto-tuner's choice)")
+    parser.add_argument("--yask-wavefront", type=wavefront, metavar="T,X,Y",
+                        help="YASK's wave-front tiling: T steps over each mega-block of X by Y whole rows (its "
+                             "-Mbt, -Mbx, -Mby; e.g. 8,64,64); default one step at a time")
+    parser.add_argument("--sweep-steps", type=sweep_steps, default="1", metavar="T",
+                        help="wave3d's time steps per sweep (blocking.steps: a count or auto; default 1)")
     parser.add_argument("--tune-seconds", type=positive_float, default=10.0,
                         help="wave3d tune --seconds before the rounds (default 10)")
     parser.add_argument("--work-dir", type=Path, default=Path("compare-yask"),
@@ -156,11 +187,13 @@ def compare(args):
     blocks, blocks_from = args.yask_blocks, "given"
     if blocks is None:
         print("YASK's auto-tuner choosing its blocks ...", flush=True)
-        out = runner.run("yask-tune", yc.yask_run_command(binary, args.grid, args.threads, args.steps, 1), yask_env)
+        out = runner.run("yask-tune", yc.yask_run_command(binary, args.grid, args.threads, args.steps, 1,
+                                                           wavefront=args.yask_wavefront), yask_env)
         yc.check_yask_stencil(out, args.radius, args.precision)
         blocks, blocks_from = yc.parse_yask_tuned_blocks(out), "its auto-tuner"
     cache = (args.work_dir / "blocking.json").resolve()
-    settings = yc.wave3d_settings(args.grid, args.radius, args.precision, args.threads, args.steps, cache)
+    settings = yc.wave3d_settings(args.grid, args.radius, args.precision, args.threads, args.steps, cache,
+                                  args.sweep_steps)
     print(f"wave3d tune --seconds {args.tune_seconds:g} ...", flush=True)
     runner.run("wave3d-tune", [args.wave3d, "tune", "--seconds", args.tune_seconds] + settings)
     runs = (args.work_dir / "runs").resolve()
@@ -172,7 +205,8 @@ def compare(args):
 
     def yask(i):
         out = runner.run(f"yask-round-{i}", yc.yask_run_command(binary, args.grid, args.threads, args.steps,
-                                                                 args.yask_trials, blocks), yask_env)
+                                                                 args.yask_trials, blocks, args.yask_wavefront),
+                         yask_env)
         yc.check_yask_stencil(out, args.radius, args.precision)
         return yc.parse_yask_rate(out)
 
@@ -198,6 +232,8 @@ def compare(args):
     case = {"grid": args.grid, "radius": args.radius, "precision": args.precision, "threads": args.threads,
             "steps": args.steps, "yask_binary": str(binary), "yask_arch": arch, "yask_blocks": list(blocks),
             "yask_blocks_from": blocks_from, "yask_trials": args.yask_trials, "cache": str(cache),
+            "yask_wavefront": list(args.yask_wavefront) if args.yask_wavefront else None,
+            "wave3d_sweep_steps": args.sweep_steps,
             "omp_proc_bind": runner.env["OMP_PROC_BIND"], "omp_places": runner.env["OMP_PLACES"]}
     print()
     print(yc.format_table(rounds, case), end="")

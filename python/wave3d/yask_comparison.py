@@ -56,11 +56,22 @@ def yask_library_dir(binary):
     return Path(binary).resolve().parent.parent / "lib"
 
 
-def yask_run_command(binary, grid, threads, steps, trials, blocks=None):
+def yask_wavefront_options(wavefront):
+    """YASK's options for wave-front tiling (steps, mega-block x, mega-block y): that many steps over each
+    mega-block of x by y whole rows along its unit-stride z before the next, the mega-blocks skewed per
+    step; none for one step at a time (wavefront None)."""
+    if wavefront is None:
+        return []
+    steps, x, y = wavefront
+    return ["-Mbt", str(steps), "-Mbx", str(x), "-Mby", str(y)]
+
+
+def yask_run_command(binary, grid, threads, steps, trials, blocks=None, wavefront=None):
     """YASK timing `trials` trials of `steps` steps on a grid^3 domain with `threads` OpenMP threads: with
-    blocks (x, y, z) as given and no auto-tuning, without them after its auto-tuner has chosen."""
+    blocks (x, y, z) as given and no auto-tuning, without them after its auto-tuner has chosen; with
+    wave-front tiling where `wavefront` gives it (yask_wavefront_options)."""
     command = [str(binary), "-g", str(grid), "-max_threads", str(threads), "-outer_threads", str(threads),
-               "-num_trials", str(trials), "-trial_steps", str(steps)]
+               "-num_trials", str(trials), "-trial_steps", str(steps)] + yask_wavefront_options(wavefront)
     if blocks is None:
         return command + ["-pre_auto_tune"]
     x, y, z = blocks
@@ -107,12 +118,14 @@ def check_yask_stencil(text, radius, precision):
                               "case")
 
 
-def wave3d_settings(grid, radius, precision, threads, steps, cache):
-    """--set arguments of a wave3d run updating the same grid^3 points as YASK (see the module's doc)."""
+def wave3d_settings(grid, radius, precision, threads, steps, cache, sweep_steps="1"):
+    """--set arguments of a wave3d run updating the same grid^3 points as YASK (see the module's doc), with
+    `sweep_steps` time steps per sweep (blocking.steps: a count, or "auto")."""
     n = grid + 2 * radius
     settings = {"grid.n": f"{n},{n},{n}", "grid.boundary": '"zero"', "init.condition": '"seed-cube"',
                 "stencil.radius": str(radius), "stencil.precision": f'"{precision}"', "run.threads": str(threads),
-                "run.steps": str(steps), "run.progress": '"off"', "blocking.cache": json.dumps(str(cache))}
+                "run.steps": str(steps), "run.progress": '"off"', "blocking.cache": json.dumps(str(cache)),
+                "blocking.steps": '"auto"' if sweep_steps == "auto" else str(sweep_steps)}
     return [arg for key, value in settings.items() for arg in ("--set", f"{key}={value}")]
 
 
@@ -201,11 +214,15 @@ def summary(rounds):
 
 def format_table(rounds, case):
     """The rounds and their medians as text."""
+    wavefront = case.get("yask_wavefront")
+    yask_steps = (f"wave-front tiling of {wavefront[0]} steps over mega-blocks of {wavefront[1]}x{wavefront[2]} "
+                  "whole rows" if wavefront else "one step at a time")
     lines = [f"iso3dfd R = {case['radius']}, {case['precision']} precision, {case['grid']}^3 points updated, "
              f"{case['threads']} threads, {case['steps']} steps per run",
-             f"YASK {case['yask_arch']}, blocks {'x'.join(map(str, case['yask_blocks']))} "
+             f"YASK {case['yask_arch']}, {yask_steps}, blocks {'x'.join(map(str, case['yask_blocks']))} "
              f"({case['yask_blocks_from']}), "
-             f"median of {case['yask_trials']} trials; wave3d blocking.size auto (tuning cache {case['cache']})",
+             f"median of {case['yask_trials']} trials; wave3d blocking.size auto, blocking.steps "
+             f"{case.get('wave3d_sweep_steps', '1')} (tuning cache {case['cache']})",
              "bound = triad GB/s (mean of before and after) x 1000 / bytes per point",
              "",
              f"{'round':>5} {'triad GB/s':>15} {'bound':>7} {'YASK':>7} {'of bound':>8} {'wave3d':>7} {'of bound':>8} "

@@ -2,7 +2,8 @@
 """compare_yask.py end to end with the real wave3d and a stand-in for YASK's kernel binary (which is not
 installed here): a script that answers YASK's options with YASK's output lines and records how it was
 called. Checks the rounds (triad, YASK, wave3d, triad), the blocks YASK's tuner chose being the ones the
-rounds run, wave3d's grid of the same points, the table and JSON, and the errors: exit 2 for an option
+rounds run, wave3d's grid of the same points, the table and JSON, both codes' temporal blocking where
+asked for (YASK's wave-front options, wave3d's blocking.steps), and the errors: exit 2 for an option
 naming what is not there, exit 1 naming the log for a process that fails or a YASK built for another case.
 
   check_compare_yask.py --wave3d BIN --work DIR
@@ -95,6 +96,28 @@ def main():
         expect(all((work / "ok" / f"triad-{i}-{when}.json").is_file() for i in (1, 2) for when in ("before", "after")),
                "a triad measurement is missing from the work directory")
 
+    # Both codes with temporal blocking: YASK's wave-front options in its tuner's run and every round's,
+    # wave3d's steps per sweep in its tuning and runs.
+    temporal = compare(work / "temporal", args.wave3d, yask, "--rounds", "1", "--yask-wavefront", "4,8,8",
+                       "--sweep-steps", "2", "--json", str(work / "t.json"))
+    expect(temporal.returncode == 0, f"temporal: exit {temporal.returncode}:\n{temporal.stdout}\n{temporal.stderr}")
+    if temporal.returncode == 0:
+        doc = json.loads((work / "t.json").read_text())
+        expect(doc["case"]["yask_wavefront"] == [4, 8, 8] and doc["case"]["wave3d_sweep_steps"] == "2",
+               f"temporal: case {doc['case']}")
+        calls = [json.loads(line) for line in (bin_dir / "calls.jsonl").read_text().splitlines()][-2:]
+        for call in calls:
+            expect("-Mbt 4 -Mbx 8 -Mby 8" in " ".join(call), f"temporal: a YASK run without its wave front: {call}")
+        run = json.loads((work / "temporal" / "runs" / "round-1" / "run.json").read_text())
+        expect(run["config"]["blocking"]["steps"] == 2 and doc["rounds"][0]["wave3d_steps_per_sweep"] == 2,
+               f"temporal: wave3d ran blocking.steps {run['config']['blocking']['steps']}, "
+               f"T {doc['rounds'][0]['wave3d_steps_per_sweep']}, not 2")
+        expect("wave-front tiling of 4 steps over mega-blocks of 8x8 whole rows" in temporal.stdout
+               and "blocking.steps 2" in temporal.stdout, f"temporal: the table's header:\n{temporal.stdout}")
+
+    for option, value in (("--yask-wavefront", "1,8,8"), ("--yask-wavefront", "4,8"), ("--sweep-steps", "0")):
+        bad = compare(work / "bad", args.wave3d, yask, option, value)
+        expect(bad.returncode == 2 and option in bad.stderr, f"{option} {value}: exit {bad.returncode}, {bad.stderr!r}")
     bad = compare(work / "bad", args.wave3d, work / "no-such-yask")
     expect(bad.returncode == 2 and "--yask-binary" in bad.stderr, f"a missing --yask-binary: exit {bad.returncode}, "
            f"{bad.stderr!r}")
