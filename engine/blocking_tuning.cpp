@@ -41,32 +41,35 @@ TuningKey key_for(const RunConfig& config, const MachineInfo& machine, const Ind
   return key;
 }
 
-// Rank 0's cached entry, on every rank.
+// Rank 0's cached entry for `key`, on every rank, whatever budget its search had.
 std::optional<CachedTuning> cached_on_all(MPI_Comm comm, const std::optional<std::filesystem::path>& file,
-                                          const TuningKey& key, double wanted_seconds) {
-  std::array<long long, 7> values{};  // size x, y, z, steps, kernel, temporal halo, prefetch rows
-  double rate = 0;  // the rate the search measured for it; 0 = none
+                                          const TuningKey& key) {
+  // size x, y, z, steps, kernel, temporal halo, prefetch rows, budget spent
+  std::array<long long, 8> values{};
+  std::array<double, 2> seconds_and_rate{};  // the search's budget; the rate it measured (0 = none)
   int found = 0;
   if (mpi::rank_in(comm) == 0 && file) {
-    if (const auto c = read_tuning_cache(*file, key, wanted_seconds)) {
+    if (const auto c = read_tuning_cache(*file, key)) {
       found = 1;
       const Blocking& b = c->blocking;
       values = {b.size[0], b.size[1], b.size[2], b.steps, static_cast<long long>(c->variant),
-                static_cast<long long>(c->temporal_halo), b.prefetch_rows};
-      rate = c->mpoints_per_second.value_or(0.0);
+                static_cast<long long>(c->temporal_halo), b.prefetch_rows, c->budget_spent ? 1 : 0};
+      seconds_and_rate = {c->budget_seconds, c->mpoints_per_second.value_or(0.0)};
     }
   }
   mpi::check(MPI_Bcast(&found, 1, MPI_INT, 0, comm), "MPI_Bcast");
   if (found == 0) return std::nullopt;
   mpi::check(MPI_Bcast(values.data(), static_cast<int>(values.size()), MPI_LONG_LONG, 0, comm), "MPI_Bcast");
-  mpi::check(MPI_Bcast(&rate, 1, MPI_DOUBLE, 0, comm), "MPI_Bcast");
+  mpi::check(MPI_Bcast(seconds_and_rate.data(), 2, MPI_DOUBLE, 0, comm), "MPI_Bcast");
   CachedTuning c;
   c.blocking.size = {values[0], values[1], values[2]};
   c.blocking.steps = static_cast<int>(values[3]);
   c.variant = static_cast<KernelVariant>(values[4]);
   c.temporal_halo = static_cast<TemporalHalo>(values[5]);
   c.blocking.prefetch_rows = static_cast<int>(values[6]);
-  if (rate > 0) c.mpoints_per_second = rate;
+  c.budget_spent = values[7] != 0;
+  c.budget_seconds = seconds_and_rate[0];
+  if (seconds_and_rate[1] > 0) c.mpoints_per_second = seconds_and_rate[1];
   return c;
 }
 
@@ -204,11 +207,14 @@ std::string TunedBlocking::summary_line() const {
                                                      *cached_rate_now, cached_rate_when_chosen.value_or(0.0))
                                        : "");
   const std::size_t candidates = measured.candidates(), measurements = measured.measured.size();
-  const std::string why = cached_rate_now ? fmt::format("the cached blocks ran at {:.0f} MPoints/s, {:.2f}x their {:.0f} "
-                                                         "when chosen: the machine is faster now, so ",
-                                                         *cached_rate_now, *cached_rate_now / *cached_rate_when_chosen,
-                                                         *cached_rate_when_chosen)
-                                           : "";
+  std::string why;
+  if (cached_rate_now)
+    why = fmt::format("the cached blocks ran at {:.0f} MPoints/s, {:.2f}x their {:.0f} when chosen: the machine is "
+                      "faster now, so ",
+                      *cached_rate_now, *cached_rate_now / *cached_rate_when_chosen, *cached_rate_when_chosen);
+  else if (cached_search_cut_short)
+    why = fmt::format("the cached blocks come from a search cut short at {:.3f} s, less than this one's {:.3f} s, so ",
+                      cached_search_cut_short->first, cached_search_cut_short->second);
   return fmt::format("{}measured {} candidate{} in {:.3f} s (budget {:.3f} s{}{}){}", why, candidates,
                      candidates == 1 ? "" : "s", measured.seconds, measured.budget_seconds,
                      measured.budget_spent ? ", spent" : "",
@@ -262,6 +268,11 @@ nlohmann::json TunedBlocking::to_json() const {
                         {"pace_change", or_null(search_pace_change(measured.measured))},
                         {"cached_rate_when_chosen", or_null(cached_rate_when_chosen)},
                         {"cached_rate_now", or_null(cached_rate_now)},
+                        {"cached_search_cut_short",
+                         cached_search_cut_short
+                             ? nlohmann::json{{"budget_s", cached_search_cut_short->first},
+                                              {"wanted_s", cached_search_cut_short->second}}
+                             : nlohmann::json(nullptr)},
                         {"pace_note", measured.pace_note.empty() ? nlohmann::json(nullptr)
                                                                  : nlohmann::json(measured.pace_note)}};
   out.update(trial_to_json(measured));
@@ -310,24 +321,32 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   const int agreed_threads = static_cast<int>(mpi::allreduce_max(comm, omp_get_max_threads()));
   const auto slowest = [&](double seconds) { return mpi::allreduce_max(comm, seconds); };
   const TuningKey key = key_for(config, machine, agreed, neighbour_faces, tune_steps, max_steps);
-  if (!measure_anyway) {
-    if (const auto cached = cached_on_all(comm, file, key, budget.fixed_seconds())) {
-      if (cached->mpoints_per_second) {
-        out.cached_rate_when_chosen = cached->mpoints_per_second;
-        out.cached_rate_now = mpi::collectively(comm, [&] {
-          return measure_blocking_rate<T>(config, owned, agreed, neighbour_faces, cached->blocking, cached->variant,
-                                          kCachedChoiceCheckSeconds, sized.scratch_bytes, slowest);
-        });
-      }
-      const bool faster_now =
-          out.cached_rate_now && *out.cached_rate_now > *out.cached_rate_when_chosen * (1.0 + kPaceTolerance);
-      if (!faster_now) {
-        out.blocking = cached->blocking;
-        out.variant = cached->variant;
-        out.temporal_halo = cached->temporal_halo;
-        out.source = "cache";
-        return out;
-      }
+  // A cached search cut short by its budget answers no search longer than it (CachedTuning::answers):
+  // a short first run's choice of one or two candidates must not stand for the longer runs after it.
+  std::optional<CachedTuning> cached = measure_anyway ? std::nullopt : cached_on_all(comm, file, key);
+  if (cached) {
+    const double wanted = sized.seconds_for(cached->mpoints_per_second.value_or(0.0));
+    if (!cached->answers(wanted)) {
+      out.cached_search_cut_short = std::pair{cached->budget_seconds, wanted};
+      cached.reset();
+    }
+  }
+  if (cached) {
+    if (cached->mpoints_per_second) {
+      out.cached_rate_when_chosen = cached->mpoints_per_second;
+      out.cached_rate_now = mpi::collectively(comm, [&] {
+        return measure_blocking_rate<T>(config, owned, agreed, neighbour_faces, cached->blocking, cached->variant,
+                                        kCachedChoiceCheckSeconds, sized.scratch_bytes, slowest);
+      });
+    }
+    const bool faster_now =
+        out.cached_rate_now && *out.cached_rate_now > *out.cached_rate_when_chosen * (1.0 + kPaceTolerance);
+    if (!faster_now) {
+      out.blocking = cached->blocking;
+      out.variant = cached->variant;
+      out.temporal_halo = cached->temporal_halo;
+      out.source = "cache";
+      return out;
     }
   }
   out.measured = mpi::collectively(comm, [&] {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +35,9 @@ struct TunedBlocking {
   // both rates kept here.
   std::optional<double> cached_rate_when_chosen;
   std::optional<double> cached_rate_now;
+  // Where the cache held an entry whose search its budget cut short, shorter than this search wants
+  // (CachedTuning::answers): that budget and this one, in seconds; the blocks were measured again.
+  std::optional<std::pair<double, double>> cached_search_cut_short;
 
   // The z columns' prefetch distance (rows ahead) where they run; nullopt for the other kernels.
   std::optional<int> prefetch_rows() const;

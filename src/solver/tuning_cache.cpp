@@ -47,6 +47,10 @@ std::optional<std::filesystem::path> tuning_cache_path(const std::string& settin
   return std::nullopt;
 }
 
+bool CachedTuning::answers(double wanted_seconds) const {
+  return !budget_spent || budget_seconds * kCutShortTolerance >= wanted_seconds;
+}
+
 std::optional<CachedTuning> read_tuning_cache(const std::filesystem::path& file, const TuningKey& key,
                                           double wanted_seconds) {
   const nlohmann::json doc = read_document(file);
@@ -55,8 +59,10 @@ std::optional<CachedTuning> read_tuning_cache(const std::filesystem::path& file,
   for (const nlohmann::json& entry : doc["entries"]) {
     if (!entry.is_object() || entry.value("key", nlohmann::json()) != wanted) continue;
     try {
-      if (entry.value("budget_spent", false) && entry.value("budget_s", 0.0) < wanted_seconds) return std::nullopt;
       CachedTuning found;
+      found.budget_seconds = entry.value("budget_s", 0.0);
+      found.budget_spent = entry.value("budget_spent", false);
+      if (!found.answers(wanted_seconds)) return std::nullopt;
       Blocking& b = found.blocking;
       b.size = entry.at("blocking").at("size").get<Index3>();
       b.steps = entry.at("blocking").at("steps").get<int>();

@@ -44,15 +44,24 @@ struct CachedTuning {
   // The median of the rates the search measured for that blocking (its entry's "measured"); nullopt
   // where it holds none.
   std::optional<double> mpoints_per_second;
+  // The search's budget, and whether it ran out before every candidate (or the trial) was measured.
+  double budget_seconds = 0;
+  bool budget_spent = false;
+
+  // Whether this entry answers a search of `wanted_seconds`: a longer search is not answered by one
+  // that was cut short by a smaller budget (it skipped candidates the longer one would measure). Up to
+  // kCutShortTolerance times the entry's budget counts as the same search: a run sizes its budget from
+  // the rate of its first candidate, and the entry's rate is that of the blocks it chose.
+  bool answers(double wanted_seconds) const;
 };
+inline constexpr double kCutShortTolerance = 1.25;
 
 // The file blocking.cache names: "" = $XDG_CACHE_HOME/wave3d/blocking.json (or
 // $HOME/.cache/wave3d/blocking.json; nullopt without either), "off" = nullopt, else the path given.
 std::optional<std::filesystem::path> tuning_cache_path(const std::string& setting);
 
-// The blocking stored for `key`, if the file exists, parses and holds an entry for it. An entry whose
-// measuring stopped at a budget shorter than `wanted_seconds` (it skipped candidates that a search
-// of wanted_seconds would measure) does not count: a longer search is not answered by a shorter one.
+// The blocking stored for `key`, if the file exists, parses and holds an entry for it that answers a
+// search of `wanted_seconds` (CachedTuning::answers).
 std::optional<CachedTuning> read_tuning_cache(const std::filesystem::path& file, const TuningKey& key,
                                           double wanted_seconds = 0);
 

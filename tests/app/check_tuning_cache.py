@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""blocking.size = "auto" with a cache file: measured on the first run, read on the second, and
-re-measured by `wave3d tune`, which prints config lines a run accepts and gives the same field.
+"""blocking.size = "auto" with a cache file: measured on the first run, read on the second, measured
+again where the machine is faster now or the cached search was cut short by a smaller budget than the
+run's, and re-measured by `wave3d tune`, which prints config lines a run accepts and gives the same field.
 
 usage: check_tuning_cache.py --wave3d BIN --work DIR
 """
@@ -39,6 +40,15 @@ def scale_cached_rates(cache, factor):
     for entry in entries["entries"]:
         for m in entry["measured"]:
             m["mpoints_per_second"] *= factor
+    cache.write_text(json.dumps(entries))
+
+
+def set_entry_budget(cache, seconds, spent):
+    """Makes every cache entry's search one of `seconds` that ran out of budget (spent) or not."""
+    entries = json.loads(cache.read_text())
+    for entry in entries["entries"]:
+        entry["budget_s"] = seconds
+        entry["budget_spent"] = spent
     cache.write_text(json.dumps(entries))
 
 
@@ -94,6 +104,23 @@ def main():
     rewritten = json.loads(cache.read_text())["entries"][0]["measured"]
     expect(min(m["mpoints_per_second"] for m in rewritten) > doc3["kernel"]["tuning"]["cached_rate_when_chosen"],
            "the entry holds the new measurements")
+
+    # An entry whose search its budget cut short answers no run whose own budget is longer: a short run's
+    # choice of a candidate or two does not stand for the longer runs after it (they measure again and
+    # keep theirs). One cut short at about this run's budget still answers it.
+    set_entry_budget(cache, seconds=0.001, spent=True)
+    longer = run(base + ["--set", f"output.directory={work / 'longer'}"])
+    expect(re.search(r"^tuning: +the cached blocks come from a search cut short at 0\.001 s, less than this one's "
+                     r"[0-9.]+ s, so measured \d+ candidates?", longer, re.M),
+           "a cached search cut short by a smaller budget is measured again:\n" + longer)
+    doc4 = run_json(work / "longer")
+    cut = doc4["kernel"]["tuning"]["cached_search_cut_short"]
+    expect(doc4["kernel"]["tuning"]["source"] == "measured" and cut["budget_s"] == 0.001 and cut["wanted_s"] > 0.001
+           and doc4["checksum"] == doc["checksum"], f"measured again, the same field: {doc4['kernel']['tuning']}")
+    set_entry_budget(cache, seconds=100.0, spent=True)
+    same = run(base + ["--set", f"output.directory={work / 'same'}"])
+    expect(re.search(r"^tuning: +read from .*blocking.json", same, re.M),
+           "a search cut short at a budget longer than this run's answers it:\n" + same)
 
     tuned = run([a.wave3d, "tune", *COMMON, "--set", f"blocking.cache={cache}", "--seconds", "0.5", "--sweep-steps"])
     size = re.search(r"^size = \[(\d+), (\d+), (\d+)\]$", tuned, re.M)

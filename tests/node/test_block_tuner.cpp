@@ -888,6 +888,8 @@ TEST_F(TuningCacheFile, AnEntryCutShortByASmallerBudgetDoesNotAnswerALongerSearc
   write_tuning_cache(file, a, short_search);
   EXPECT_TRUE(read_tuning_cache(file, a).has_value());             // a run's few percent: good enough
   EXPECT_TRUE(read_tuning_cache(file, a, 0.05).has_value());       // the same budget
+  EXPECT_TRUE(read_tuning_cache(file, a, 0.06).has_value());       // within kCutShortTolerance of it
+  EXPECT_FALSE(read_tuning_cache(file, a, 0.07).has_value());      // a run's longer share: measured again
   EXPECT_FALSE(read_tuning_cache(file, a, 10.0).has_value());      // wave3d tune / bench: measured again
   TuningOutcome whole_search = outcome_with({0, 32, 16}, 2);
   whole_search.budget_seconds = 0.05;  // every candidate measured within it
