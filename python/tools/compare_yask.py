@@ -7,9 +7,10 @@ YASK (github.com/intel/yask) is the public stencil framework with vector folding
 an auto-tuner. Give it as a source checkout (--yask; its iso3dfd is built with g++ for the case, into
 the work directory) or as a built binary (--yask-binary). Each code runs one time step at a time unless
 told otherwise (YASK's wave-front tiling with --yask-wavefront, wave3d's temporal blocking with
---sweep-steps). Each code's blocks are chosen once by its own tuner before the rounds (YASK's auto-tuner, `wave3d tune`); in the rounds YASK runs the blocks it chose
-and wave3d reads them from its tuning cache in the work directory. The rounds alternate which code runs
-first, so that a drift of the machine weighs on both.
+--sweep-steps). Each code's blocks are chosen once by its own tuner before the rounds (YASK's
+auto-tuner, `wave3d tune`); in the rounds each runs the blocks its tuner chose (wave3d the config lines
+`wave3d tune` printed). The rounds alternate which code runs first, so that a drift of the machine
+weighs on both.
 
 Exit codes: 0 on success, 1 when a process fails or writes what cannot be read, 2 for a bad option.
 """
@@ -195,7 +196,7 @@ def compare(args):
     settings = yc.wave3d_settings(args.grid, args.radius, args.precision, args.threads, args.steps, cache,
                                   args.sweep_steps)
     print(f"wave3d tune --seconds {args.tune_seconds:g} ...", flush=True)
-    runner.run("wave3d-tune", [args.wave3d, "tune", "--seconds", args.tune_seconds] + settings)
+    chosen = yc.tuned_settings(runner.run("wave3d-tune", [args.wave3d, "tune", "--seconds", args.tune_seconds] + settings))
     runs = (args.work_dir / "runs").resolve()
 
     def triad(name):
@@ -213,7 +214,7 @@ def compare(args):
     def wave3d(i):
         name = f"round-{i}"
         shutil.rmtree(runs / name, ignore_errors=True)
-        runner.run(f"wave3d-{name}", [args.wave3d, "run"] + settings +
+        runner.run(f"wave3d-{name}", [args.wave3d, "run"] + settings + chosen +
                    ["--set", f"output.directory={json.dumps(str(runs))}", "--set", f'output.name="{name}"'])
         return yc.read_wave3d_run(runs / name)
 

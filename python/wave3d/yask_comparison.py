@@ -11,6 +11,7 @@ same round (wave3d stream, median) divided by the bytes per point wave3d assumes
 import json
 import re
 import statistics
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,6 +128,33 @@ def wave3d_settings(grid, radius, precision, threads, steps, cache, sweep_steps=
                 "run.steps": str(steps), "run.progress": '"off"', "blocking.cache": json.dumps(str(cache)),
                 "blocking.steps": '"auto"' if sweep_steps == "auto" else str(sweep_steps)}
     return [arg for key, value in settings.items() for arg in ("--set", f"{key}={value}")]
+
+
+CONFIG_LINES_MARKER = "# config lines for these runs:"
+
+
+def tuned_settings(tune_output):
+    """--set arguments for the config lines `wave3d tune` printed after CONFIG_LINES_MARKER (the kernel,
+    blocks, steps per sweep, prefetch distance and temporal halo it chose), so that every round runs
+    that choice whether or not the tuning cache kept it (it does not where the machine's pace moved
+    during the search)."""
+    if CONFIG_LINES_MARKER not in tune_output:
+        raise ComparisonError(f"no '{CONFIG_LINES_MARKER}' in wave3d tune's output; its end:\n{_tail(tune_output)}")
+    try:
+        chosen = tomllib.loads(tune_output.split(CONFIG_LINES_MARKER, 1)[1])
+    except tomllib.TOMLDecodeError as e:
+        raise ComparisonError(f"wave3d tune's config lines do not parse: {e}") from None
+    settings = []
+    for section, values in chosen.items():
+        for key, value in values.items():
+            if isinstance(value, list):
+                text = ",".join(str(v) for v in value)
+            elif isinstance(value, str):
+                text = json.dumps(value)
+            else:
+                text = str(value)
+            settings += ["--set", f"{section}.{key}={text}"]
+    return settings
 
 
 @dataclass

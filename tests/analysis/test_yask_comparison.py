@@ -82,6 +82,32 @@ class Commands(unittest.TestCase):
         self.assertEqual(json.loads(pairs["blocking.cache"]), "/w/blocking.json")
 
 
+class TunedSettings(unittest.TestCase):
+    TUNE_OUTPUT = """wave3d tune: 1 rank(s) x 2 thread(s), subdomain 272 x 272 x 272 (rank 0), kernel columns
+  columns [0, 48, 8] x 4 steps per sweep, prefetch 2 rows ahead:    1454.7 MPoints/s (slowest rank), again
+
+# config lines for these runs:
+[stencil]
+kernel = "columns"
+[blocking]
+size = [0, 48, 8]
+steps = 4
+prefetch_rows = 2
+"""
+
+    def test_the_config_lines_become_settings(self):
+        settings = yc.tuned_settings(self.TUNE_OUTPUT)
+        self.assertEqual(settings[0::2], ["--set"] * 4)
+        self.assertEqual(settings[1::2], ['stencil.kernel="columns"', "blocking.size=0,48,8", "blocking.steps=4",
+                                          "blocking.prefetch_rows=2"])
+
+    def test_output_without_config_lines_is_an_error(self):
+        with self.assertRaises(yc.ComparisonError):
+            yc.tuned_settings("wave3d tune: something else\n")
+        with self.assertRaises(yc.ComparisonError):
+            yc.tuned_settings(yc.CONFIG_LINES_MARKER + "\n[blocking\nsize = \n")
+
+
 class Rounds(unittest.TestCase):
     def round(self, triad_before, triad_after, yask, wave3d):
         return yc.Round(triad_before, triad_after, yask, yc.Wave3dRun(wave3d, "columns", [0, 64, 16], 1, 16, 3))
