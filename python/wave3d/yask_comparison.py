@@ -249,7 +249,7 @@ def format_table(rounds, case):
              f"{case['threads']} threads, {case['steps']} steps per run",
              f"YASK {case['yask_arch']}, {yask_steps}, blocks {'x'.join(map(str, case['yask_blocks']))} "
              f"({case['yask_blocks_from']}), "
-             f"median of {case['yask_trials']} trials; wave3d blocking.size auto, blocking.steps "
+             f"median of {case['yask_trials']} trials; wave3d what `wave3d tune` chose with blocking.steps "
              f"{case.get('wave3d_sweep_steps', '1')} (tuning cache {case['cache']})",
              "bound = triad GB/s (mean of before and after) x 1000 / bytes per point",
              "",
