@@ -40,24 +40,25 @@ EXAMPLES = """examples:
 """
 
 
-def block_sizes(text):
-    parts = text.split(",")
+def integer_triple(text):
+    """The three integers of "a,b,c", or None."""
     try:
-        sizes = tuple(int(p) for p in parts)
+        values = tuple(int(p) for p in text.split(","))
     except ValueError:
-        sizes = ()
-    if len(sizes) != 3 or min(sizes) < 1:
+        return None
+    return values if len(values) == 3 else None
+
+
+def block_sizes(text):
+    sizes = integer_triple(text)
+    if sizes is None or min(sizes) < 1:
         raise argparse.ArgumentTypeError(f"'{text}': three positive integers x,y,z wanted")
     return sizes
 
 
 def wavefront(text):
-    parts = text.split(",")
-    try:
-        values = tuple(int(p) for p in parts)
-    except ValueError:
-        values = ()
-    if len(values) != 3 or values[0] < 2 or min(values) < 1:
+    values = integer_triple(text)
+    if values is None or values[0] < 2 or min(values) < 1:
         raise argparse.ArgumentTypeError(f"'{text}': T,X,Y wanted: T >= 2 steps per mega-block, X and Y positive")
     return values
 
