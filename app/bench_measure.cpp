@@ -94,9 +94,15 @@ void add_notice(std::vector<std::string>& notices, const std::string& notice) {
 
 }  // namespace
 
-std::optional<double> BenchCase::cache_resident_fraction_of_bound() const {
+std::optional<double> BenchCase::cache_resident_mpoints() const {
   if (!cache_resident) return std::nullopt;
-  return cache_resident->mpoints.median / bandwidth_bound_mpoints;
+  return cache_resident->mpoints.median;
+}
+
+std::optional<double> BenchCase::cache_resident_fraction_of_bound() const {
+  const auto rate = cache_resident_mpoints();
+  if (!rate) return std::nullopt;
+  return *rate / bandwidth_bound_mpoints;
 }
 
 std::optional<double> BenchCase::later_levels_mpoints() const {

@@ -138,7 +138,9 @@ struct BenchCase {
   double fraction_of_bandwidth_bound() const { return stencil_mpoints.median / bandwidth_bound_mpoints; }
   double fraction_of_bandwidth_bound_after() const { return stencil_mpoints.median / bandwidth_bound_after_mpoints; }
   bool triads_agree() const { return bandwidths_agree(triad_gbytes.median, triad_after_gbytes.median); }
-  // The in-cache rate against this case's bandwidth bound; nullopt where it was not measured.
+  // The in-cache rate (its median) and that rate against this case's bandwidth bound; nullopt where it
+  // was not measured.
+  std::optional<double> cache_resident_mpoints() const;
   std::optional<double> cache_resident_fraction_of_bound() const;
   // The later levels of the case's sweeps alone on all its threads (engine/sweep_levels_report.hpp),
   // what deeper sweeps approach, and that rate against the bandwidth bound; nullopt at one step per sweep.

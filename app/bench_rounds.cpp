@@ -105,9 +105,7 @@ std::vector<CaseOverRounds> cases_over_rounds(const std::vector<std::vector<Benc
     // A speed-up over the rounds only where every round has one (the same cases ran in each).
     c.speedup = over_where_measured(rounds, k, [](const BenchCase& b) { return b.speedup; });
     c.triad_speedup = over_where_measured(rounds, k, [](const BenchCase& b) { return b.triad_speedup; });
-    c.in_cache_mpoints = over_where_measured(rounds, k, [](const BenchCase& b) {
-      return b.cache_resident ? std::optional<double>(b.cache_resident->mpoints.median) : std::nullopt;
-    });
+    c.in_cache_mpoints = over_where_measured(rounds, k, [](const BenchCase& b) { return b.cache_resident_mpoints(); });
     c.in_cache_fraction_of_bound =
         over_where_measured(rounds, k, [](const BenchCase& b) { return b.cache_resident_fraction_of_bound(); });
     c.later_levels_mpoints = over_where_measured(rounds, k, [](const BenchCase& b) { return b.later_levels_mpoints(); });
