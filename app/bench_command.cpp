@@ -29,6 +29,7 @@
 #include "probe/fma_peak.hpp"
 #include "probe/stream.hpp"
 #include "runtime/byte_size.hpp"
+#include "runtime/denormals.hpp"
 #include "runtime/machine_info.hpp"
 #include "runtime/thread_binding.hpp"
 #include "runtime/thread_limit.hpp"
@@ -57,6 +58,7 @@ struct BenchOptions {
   int radius = 8;                   // R: order 2R in space
   std::string precision = "single";
   std::string kernel = "auto";
+  std::string denormals = "flush";
   std::string sweep_steps = "1";  // time steps per sweep of the one-rank cases, e.g. 1,4
   int rounds = 1;                 // every case measured this many times (bench_rounds.hpp)
   std::string json;
@@ -71,6 +73,7 @@ RunConfig stencil_config(const BenchOptions& o, std::int64_t n) {
   c.grid.radius = o.radius;
   c.precision = *enum_from_name<Precision>(o.precision);
   c.kernel = *enum_from_name<KernelChoice>(o.kernel);
+  c.denormals = *enum_from_name<Denormals>(o.denormals);
   c.parallel.halo = *enum_from_name<HaloMode>(o.halo);
   c.parallel.temporal_halo = *enum_from_name<TemporalHalo>(o.temporal_halo);
   c.parallel.progress = computes_during_exchange(c.parallel.halo) ? *enum_from_name<ProgressEngine>(o.progress)
@@ -155,6 +158,7 @@ nlohmann::json to_json(const BenchCase& c) {
           {"halo_exposed_fraction", optional(c.halo_exposed_fraction)},
           {"rss_growth_over_fields", optional(c.rss_growth_over_fields)},
           {"kernel", c.kernel},
+          {"denormals", enum_name(c.denormals)},
           {"blocks", c.blocks},
           {"prefetch_rows", c.prefetch_rows ? nlohmann::json(*c.prefetch_rows) : nlohmann::json(nullptr)},
           {"tuning", c.tuning},
@@ -318,6 +322,10 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
                "point moved at best (read prev, vel, next; write next)\n",
                kernel_text, enum_name(settings.stencil.kernel), jammed_vector_isa(), blocks_text, o.sweep_steps,
                bytes_per_point);
+    const Denormals denormals = settings.stencil.denormals;
+    fmt::print("  floats: {} (--denormals {})\n",
+               describe_denormals(denormal_mode_supported() ? denormals : Denormals::keep, denormals),
+               enum_name(denormals));
     fmt::print("  STREAM triad on {} per array in the same process, after the tuner, just before the stencil's "
                "first step; bandwidth bound = triad GB/s / {} B per point; the triad again just after, and a line "
                "under the row where the two differ by more than {:.0f} %\n",
@@ -510,6 +518,11 @@ Command add_bench_command(CLI::App& parent) {
       ->capture_default_str();
   cli->add_option("--kernel", o->kernel, "Stencil variant (stencil.kernel)")
       ->check(CLI::IsMember(enum_words<KernelChoice>()))
+      ->capture_default_str();
+  cli->add_option("--denormals", o->denormals,
+                  "Subnormal floats on the computing threads (stencil.denormals): flush (read and written as zero) "
+                  "or keep (IEEE)")
+      ->check(CLI::IsMember(enum_words<Denormals>()))
       ->capture_default_str();
   cli->add_option("--sweep-steps", o->sweep_steps,
                   "Time steps per sweep (blocking.steps), e.g. 1,4: each thread count runs with each, and so does "

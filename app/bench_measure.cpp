@@ -258,6 +258,7 @@ BenchCase measure_case(const BenchSettings& s, int threads, MPI_Comm comm) {
   for (const std::string& notice : outcome.placement_notices) add_notice(c.placement_notices, notice);
   c.process_grid = outcome.process_grid;
   c.kernel = outcome.kernel;
+  c.denormals = outcome.denormals;
   c.blocks = outcome.tuning.blocking.size;
   c.prefetch_rows = outcome.tuning.prefetch_rows();
   if (outcome.tuning.source != "given") {

@@ -97,6 +97,7 @@ struct BenchCase {
   std::optional<double> halo_exposed_fraction;
   std::array<int, 3> process_grid{1, 1, 1};
   std::string kernel;       // the variant that ran
+  Denormals denormals = Denormals::keep;  // how the kernel's threads treated subnormal values
   std::array<std::int64_t, 3> blocks{};  // the cache blocks it ran with (given, or the tuner's)
   std::optional<int> prefetch_rows;      // the z columns' prefetch distance; nullopt for the other kernels
   std::string tuning_summary;            // how they were found, with --blocking auto; empty when given

@@ -15,6 +15,7 @@
 #include "engine/placement_setup.hpp"
 #include "engine/step_trial.hpp"
 #include "engine/subdomain_fields.hpp"
+#include "runtime/denormals.hpp"
 #include "config/enum_names.hpp"
 #include "mpi/collective.hpp"
 #include "mpi/decomposition.hpp"
@@ -40,6 +41,7 @@ int run_tune(const TuneOptions& o, MPI_Comm comm) {
   if (o.sweep_steps) config.tune.steps = true;
   check_thread_count(config, comm);
   if (config.threads > 0) omp_set_num_threads(config.threads);
+  (void)set_denormals(config.denormals);  // as the run computes: its sweeps' pace may depend on it
   (void)apply_placement(config, comm);  // measure with the threads where the run will have them
   const int ranks = mpi::size_of(comm), rank = mpi::rank_in(comm);
   const mpi::Decomposition d = mpi::collectively(comm, [&] {

@@ -11,6 +11,7 @@
 #include "engine/field_io_record.hpp"
 #include "counters/job_counters.hpp"
 #include "field/page_locations.hpp"
+#include "runtime/denormals.hpp"
 #include "runtime/step_times.hpp"
 #include "solver/sweep_level_times.hpp"
 
@@ -33,6 +34,7 @@ struct RunOutcome {
   int flops_per_point = 0;
   int bytes_per_point = 0;
   std::string kernel;                 // the variant that ran ("jammed", "blocked", "reference")
+  Denormals denormals = Denormals::keep;  // how its threads treated subnormal values
   int steps_per_sweep = 1;            // time steps per sweep the loop ran (blocking.steps where it applies)
   std::string sweep_notice;           // why fewer steps per sweep than blocking.steps asked; empty if none
   std::string short_sweeps_notice;    // which sweeps snapshots, checkpoints or the end cut short; empty if none

@@ -166,6 +166,8 @@ std::string format_summary(const RunConfig& c, const RunOutcome& o) {
                                                 : "",
                    o.tuning.prefetch_rows() ? ", " + prefetch_text(*o.tuning.prefetch_rows()) : "",
                    o.bytes_per_point);
+  s += fmt::format("floats:      {} (stencil.denormals = {})\n", describe_denormals(o.denormals, c.denormals),
+                   enum_name(c.denormals));
   s += fmt::format("tuning:      {}\n", o.tuning.summary_line());
   if (const std::string trial = o.tuning.trial_line(); !trial.empty()) s += fmt::format("             {}\n", trial);
   if (!o.tuning.notice.empty()) s += fmt::format("             {}\n", o.tuning.notice);
@@ -219,6 +221,8 @@ nlohmann::json run_document(const RunConfig& config, const RunContext& context, 
   doc["binding"] = binding_map;
   doc["kernel"] = {{"name", o.kernel},
                    {"requested", enum_name(config.kernel)},
+                   {"denormals", enum_name(o.denormals)},
+                   {"denormals_requested", enum_name(config.denormals)},
                    {"blocks", o.tuning.blocking.size},
                    {"blocks_requested", config.tune.size ? nlohmann::json("auto") : nlohmann::json(config.blocking.size)},
                    {"tuning", o.tuning.to_json()},

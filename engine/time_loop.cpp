@@ -29,6 +29,7 @@
 #include "mpi/halo_exchange.hpp"
 #include "mpi/progress_thread.hpp"
 #include "output/progress.hpp"
+#include "runtime/denormals.hpp"
 #include "runtime/memory_usage.hpp"
 #include "solver/wave_solver.hpp"
 #include "stencil/block_loop.hpp"
@@ -313,6 +314,9 @@ RunOutcome run_time_loop(const RunConfig& requested, MPI_Comm comm, const FieldI
   RunOutcome out;
   RankRun<T> run;
   run.config = requested;
+  // Before the tuner and the fields: every thread that computes, in this team or a larger one later,
+  // under the mode asked for.
+  out.denormals = set_denormals(requested.denormals) ? requested.denormals : Denormals::keep;
   set_up(run, comm, out);
   StepDriver<T> driver = run.fields.driver(run.config.parallel, run.ranks.progress());
   // A restart leaves the solver at the checkpoint's step; the loop runs the steps from there.

@@ -90,6 +90,16 @@ constexpr KeySpec kSchema[] = {
             R"(for bit).)",
      .apply = [](RunConfig& c, const ConfigValue& v) { c.kernel = as_enum<KernelChoice>(v); },
      .read = [](const RunConfig& c) { return word(c.kernel); }},
+    {.key = "stencil.denormals",
+     .kind = ValueKind::string,
+     .default_toml = R"("flush")",
+     .words = words_of<Denormals>(),
+     .doc = R"(Subnormal floats on the threads that compute: "flush" reads and writes them as zero (the x86 )"
+            R"(FTZ and DAZ bits, as Intel's compilers, ISO3DFD and YASK run; a fading wave front otherwise )"
+            R"(costs a microcode assist per operation on Intel cores), "keep" is IEEE gradual underflow. )"
+            R"(Every kernel variant equals the reference bit for bit under either.)",
+     .apply = [](RunConfig& c, const ConfigValue& v) { c.denormals = as_enum<Denormals>(v); },
+     .read = [](const RunConfig& c) { return word(c.denormals); }},
     // [physics]
     {.key = "physics.velocity",
      .kind = ValueKind::real,

@@ -29,6 +29,10 @@ struct EnumNames<KernelChoice> {
   static constexpr std::array<std::string_view, 5> names{"auto", "reference", "blocked", "jammed", "columns"};
 };
 template <>
+struct EnumNames<Denormals> {
+  static constexpr std::array<std::string_view, 2> names{"flush", "keep"};
+};
+template <>
 struct EnumNames<MemoryPolicy> {
   static constexpr std::array<std::string_view, 4> names{"first-touch", "serial", "interleave", "node"};
 };
@@ -75,6 +79,7 @@ struct EnumNames<SnapshotWriterKind> {
 static_assert(static_cast<std::size_t>(Boundary::periodic) + 1 == EnumNames<Boundary>::names.size());
 static_assert(static_cast<std::size_t>(Precision::double_) + 1 == EnumNames<Precision>::names.size());
 static_assert(static_cast<std::size_t>(KernelChoice::columns) + 1 == EnumNames<KernelChoice>::names.size());
+static_assert(static_cast<std::size_t>(Denormals::keep) + 1 == EnumNames<Denormals>::names.size());
 static_assert(static_cast<std::size_t>(MemoryPolicy::node) + 1 == EnumNames<MemoryPolicy>::names.size());
 static_assert(static_cast<std::size_t>(InitialKind::ricker) + 1 == EnumNames<InitialKind>::names.size());
 static_assert(static_cast<std::size_t>(ProgressMode::off) + 1 == EnumNames<ProgressMode>::names.size());

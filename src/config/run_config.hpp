@@ -7,6 +7,7 @@
 #include "field/memory_policy.hpp"
 #include "geometry/grid.hpp"
 #include "init/initial_condition.hpp"
+#include "runtime/denormals.hpp"
 #include "stencil/blocking.hpp"
 
 namespace wave3d {
@@ -143,6 +144,7 @@ struct RunConfig {
   Grid grid{{64, 64, 64}, 10.0, Boundary::periodic, 8};
   Precision precision = Precision::single;
   KernelChoice kernel = KernelChoice::automatic;
+  Denormals denormals = Denormals::flush;
   Physics physics{};
   Blocking blocking{};  // with tune.size or tune.steps, the starting point the tuner replaces
   TuningRequest tune{};

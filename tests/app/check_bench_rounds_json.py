@@ -67,6 +67,9 @@ def main():
         expected = list(range(len(kinds)))
         if order != (expected[::-1] if r % 2 == 0 else expected):
             sys.exit(f"FAIL: round {r} measured the cases {kinds} at {order}")
+    for c in doc["cases"]:
+        if c["denormals"] != "flush":
+            sys.exit(f"FAIL: case {kind(c)} of round {c['round']} ran with denormals {c['denormals']!r}, not 'flush'")
     # The later rounds run what the tuner chose in round 1, not tuned again.
     choice = lambda c: (c["kernel"], c["blocks"], c["prefetch_rows"], c["steps_per_sweep"], c["temporal_halo"])
     for k in kinds:

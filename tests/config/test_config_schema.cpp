@@ -15,7 +15,7 @@ namespace {
 
 TEST(ConfigSchema, HasExactlyTheDocumentedKeys) {
   const std::set<std::string> expected{
-      "grid.n",           "grid.spacing",     "grid.boundary",   "stencil.radius",   "stencil.precision", "stencil.kernel",
+      "grid.n",           "grid.spacing",     "grid.boundary",   "stencil.radius",   "stencil.precision", "stencil.kernel", "stencil.denormals",
       "physics.velocity", "physics.dt",       "blocking.size",   "blocking.steps", "blocking.prefetch_rows", "blocking.cache", "init.policy",      "init.condition",
       "init.amplitude",   "init.wave",        "source.position", "source.frequency", "run.steps",
       "run.check_every",  "run.threads",      "run.progress",    "verify.method",    "verify.tolerance",
