@@ -32,6 +32,8 @@ from wave3d.option_types import positive_float, positive_int  # noqa: E402
 EXAMPLES = """examples:
   # R = 8, single precision, 256^3 points, 2 threads, 3 rounds (YASK built from a checkout)
   compare_yask.py --yask ~/src/yask --wave3d build/release/app/wave3d
+  # YASK with wave3d's layout (16 consecutive x in a vector) instead of its default 4 x 4 fold
+  compare_yask.py --yask ~/src/yask --yask-fold 1,1,16
   # both codes with temporal blocking: YASK's wave front of 8 steps over 64 x 64 mega-blocks, wave3d's T chosen
   compare_yask.py --yask ~/src/yask --yask-wavefront 8,64,64 --sweep-steps auto
   # double precision at R = 4 with a YASK binary built before, its blocks given, JSON beside the table
@@ -95,6 +97,10 @@ def parse_args(argv):
     parser.add_argument("--yask-trials", type=positive_int, default=3,
                         help="YASK trials per round, the median kept (default 3)")
     parser.add_argument("--yask-blocks", type=block_sizes, help="YASK's block x,y,z (default: its auto-tuner's choice)")
+    parser.add_argument("--yask-fold", type=block_sizes, metavar="X,Y,Z",
+                        help="with --yask: build YASK with each vector holding X x Y x Z points (its z is the "
+                             "unit-stride axis; 1,1,16 is wave3d's layout in single precision with AVX-512) "
+                             "instead of its default fold")
     parser.add_argument("--yask-wavefront", type=wavefront, metavar="T,X,Y",
                         help="YASK's wave-front tiling: T steps over each mega-block of X by Y whole rows (its "
                              "-Mbt, -Mbx, -Mby; e.g. 8,64,64); default one step at a time")
@@ -158,6 +164,9 @@ def cpu_flags():
 def built_yask(args, runner):
     """The YASK binary for the case: the one given, or iso3dfd built from the checkout (once per case)."""
     if args.yask_binary:
+        if args.yask_fold is not None:
+            raise OptionError("--yask-fold: a fold is chosen when YASK is built (--yask); a given --yask-binary "
+                              "keeps its own")
         if not args.yask_binary.is_file():
             raise OptionError(f"--yask-binary: {args.yask_binary} is not a file")
         return args.yask_binary.resolve(), yc.arch_of_binary(args.yask_binary)
@@ -166,13 +175,19 @@ def built_yask(args, runner):
     arch = yc.yask_arch(cpu_flags())
     if arch is None:
         raise yc.ComparisonError("this CPU has neither AVX-512F nor AVX2 with FMA: no YASK target to build")
-    output = (args.work_dir / f"yask-r{args.radius}-{args.precision}-{arch}").resolve()
+    fold = args.yask_fold
+    if fold is not None and fold[0] * fold[1] * fold[2] != yc.vector_lanes(arch, args.precision):
+        raise OptionError(f"--yask-fold {','.join(map(str, fold))}: x * y * z must be "
+                          f"{yc.vector_lanes(arch, args.precision)}, the points of one {arch} vector in "
+                          f"{args.precision} precision")
+    name = yc.yask_build_name(args.radius, args.precision, arch, fold)
+    output = (args.work_dir / name).resolve()
     binary = yc.yask_binary(output, arch)
     if not binary.is_file():
         command = yc.yask_build_command(args.yask.resolve(), output, arch, args.radius, args.precision,
-                                        os.cpu_count() or 1)
+                                        os.cpu_count() or 1, fold)
         print(f"building YASK iso3dfd: {' '.join(command)}", flush=True)
-        runner.run(f"yask-build-r{args.radius}-{args.precision}-{arch}", command)
+        runner.run(name.replace("yask-", "yask-build-", 1), command)
         if not binary.is_file():
             raise yc.ComparisonError(f"the YASK build ended without {binary}")
     return binary, arch
@@ -205,11 +220,14 @@ def compare(args):
         runner.run(name, [args.wave3d, "stream", "--threads", args.threads, "--init", "first-touch", "--json", path])
         return yc.read_triad(path, args.threads)
 
+    folds = []  # what each round's YASK said its vectors hold
+
     def yask(i):
         out = runner.run(f"yask-round-{i}", yc.yask_run_command(binary, args.grid, args.threads, args.steps,
                                                                  args.yask_trials, blocks, args.yask_wavefront),
                          yask_env)
         yc.check_yask_stencil(out, args.radius, args.precision)
+        folds.append(yc.parse_yask_fold(out))
         return yc.parse_yask_rate(out)
 
     def wave3d(i):
@@ -235,6 +253,7 @@ def compare(args):
             "steps": args.steps, "yask_binary": str(binary), "yask_arch": arch, "yask_blocks": list(blocks),
             "yask_blocks_from": blocks_from, "yask_trials": args.yask_trials, "cache": str(cache),
             "yask_wavefront": list(args.yask_wavefront) if args.yask_wavefront else None,
+            "yask_fold": list(folds[0]) if folds and folds[0] else None,
             "wave3d_sweep_steps": args.sweep_steps,
             "omp_proc_bind": runner.env["OMP_PROC_BIND"], "omp_places": runner.env["OMP_PLACES"]}
     print()

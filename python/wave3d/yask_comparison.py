@@ -35,11 +35,29 @@ def yask_arch(cpu_flags):
     return None
 
 
-def yask_build_command(yask_dir, output_dir, arch, radius, precision, jobs):
+def yask_build_command(yask_dir, output_dir, arch, radius, precision, jobs, fold=None):
     """make for YASK's iso3dfd at this radius and precision, built with g++ and without MPI into its own
-    output directory (YASK names the binary after the stencil and target only)."""
-    return ["make", "-C", str(yask_dir), f"-j{jobs}", "stencil=iso3dfd", f"arch={arch}", f"radius={radius}",
-            f"real_bytes={PRECISIONS[precision]}", "YK_CXX=g++", "mpi=0", f"YASK_OUTPUT_DIR={output_dir}"]
+    output directory (YASK names the binary after the stencil and target only); with `fold` (x, y, z),
+    each vector holds x * y * z points of that shape instead of YASK's default fold."""
+    command = ["make", "-C", str(yask_dir), f"-j{jobs}", "stencil=iso3dfd", f"arch={arch}", f"radius={radius}",
+               f"real_bytes={PRECISIONS[precision]}", "YK_CXX=g++", "mpi=0", f"YASK_OUTPUT_DIR={output_dir}"]
+    if fold is not None:
+        command.append("fold=x={},y={},z={}".format(*fold))
+    return command
+
+
+VECTOR_BYTES = {"avx512": 64, "avx2": 32}
+
+
+def vector_lanes(arch, precision):
+    """Points per vector of YASK's target `arch` in `precision`: what a fold's x * y * z must equal."""
+    return VECTOR_BYTES[arch] // PRECISIONS[precision]
+
+
+def yask_build_name(radius, precision, arch, fold=None):
+    """The work directory's name for one build: one per case, and per fold where one is given."""
+    name = f"yask-r{radius}-{precision}-{arch}"
+    return name + ("-fold{}x{}x{}".format(*fold) if fold is not None else "")
 
 
 def yask_binary(output_dir, arch):
@@ -84,6 +102,7 @@ _MID_RATE = re.compile(r"mid-throughput \(num-points/sec\):\s*([0-9.eE+-]+)\s*([
 _TUNED_BLOCK = re.compile(r"auto-tuner: block-size:\s*t=\d+ \* x=(\d+) \* y=(\d+) \* z=(\d+)")
 _RADIUS = re.compile(r"stencil-description:\s*iso3dfd radius (\d+)")
 _ELEMENT = re.compile(r"element-size:\s*(\d+)B")
+_FOLD = re.compile(r"vector-size:\s*x=(\d+) \* y=(\d+) \* z=(\d+)")
 
 
 def _tail(text, lines=15):
@@ -105,6 +124,13 @@ def parse_yask_tuned_blocks(text):
     if not found:
         raise ComparisonError(f"no 'auto-tuner: block-size:' line in YASK's output; its end:\n{_tail(text)}")
     return tuple(int(v) for v in found[-1])
+
+
+def parse_yask_fold(text):
+    """(x, y, z) of the points each of YASK's vectors holds ("vector-size: x=4 * y=4 * z=1"; its z is the
+    unit-stride axis, wave3d's x), or None where its output does not say."""
+    found = _FOLD.search(text)
+    return tuple(int(v) for v in found.groups()) if found else None
 
 
 def check_yask_stencil(text, radius, precision):
@@ -245,9 +271,12 @@ def format_table(rounds, case):
     wavefront = case.get("yask_wavefront")
     yask_steps = (f"wave-front tiling of {wavefront[0]} steps over mega-blocks of {wavefront[1]}x{wavefront[2]} "
                   "whole rows" if wavefront else "one step at a time")
+    fold = case.get("yask_fold")
+    fold_text = ("vectors of {} x {} x {} points (x, y, z; YASK's z is wave3d's unit-stride x)".format(*fold)
+                 if fold else "its vectors' fold not reported")
     lines = [f"iso3dfd R = {case['radius']}, {case['precision']} precision, {case['grid']}^3 points updated, "
              f"{case['threads']} threads, {case['steps']} steps per run",
-             f"YASK {case['yask_arch']}, {yask_steps}, blocks {'x'.join(map(str, case['yask_blocks']))} "
+             f"YASK {case['yask_arch']}, {fold_text}, {yask_steps}, blocks {'x'.join(map(str, case['yask_blocks']))} "
              f"({case['yask_blocks_from']}), "
              f"median of {case['yask_trials']} trials; wave3d what `wave3d tune` chose with blocking.steps "
              f"{case.get('wave3d_sweep_steps', '1')} (tuning cache {case['cache']})",

@@ -31,6 +31,7 @@ if os.environ.get("FAKE_YASK_EXIT"):
     sys.exit(int(os.environ["FAKE_YASK_EXIT"]))
 print(" stencil-description:    iso3dfd radius " + os.environ.get("FAKE_YASK_RADIUS", "2"))
 print(" element-size:           4B")
+print(" vector-size:            x=4 * y=4 * z=1")
 if "-pre_auto_tune" in sys.argv:
     print(" auto-tuner: block-size:             t=0 * x=24 * y=4 * z=16")
     print(" auto-tuner: block-size:             t=0 * x=16 * y=8 * z=12")
@@ -71,6 +72,9 @@ def main():
                f"YASK's blocks {doc['case']['yask_blocks']} from {doc['case']['yask_blocks_from']}, not its "
                "tuner's last")
         expect(doc["case"]["yask_arch"] == "avx512", f"arch {doc['case']['yask_arch']}")
+        expect(doc["case"]["yask_fold"] == [4, 4, 1], f"YASK's fold {doc['case']['yask_fold']}, not [4, 4, 1]")
+        expect("vectors of 4 x 4 x 1 points (x, y, z; YASK's z is wave3d's unit-stride x)" in done.stdout,
+               f"the table's header names no fold:\n{done.stdout}")
         expect(len(doc["rounds"]) == 2, f"{len(doc['rounds'])} rounds, not 2")
         for i, r in enumerate(doc["rounds"], 1):
             expect(r["yask_mpoints_per_second"] == 1500.0, f"round {i}: YASK {r['yask_mpoints_per_second']}, not 1500")
@@ -132,6 +136,16 @@ def main():
                           str(work / "bad")], capture_output=True, text=True, timeout=60)
     expect(bad.returncode == 2 and "not a YASK checkout" in bad.stderr,
            f"--yask of a non-checkout: exit {bad.returncode}, {bad.stderr!r}")
+    bad = compare(work / "bad", args.wave3d, yask, "--yask-fold", "1,1,16")
+    expect(bad.returncode == 2 and "--yask-fold" in bad.stderr and "--yask-binary" in bad.stderr,
+           f"--yask-fold with a built binary: exit {bad.returncode}, {bad.stderr!r}")
+    # A fold whose points fill no vector is refused before anything is built (27 lanes: no target has them).
+    checkout = work / "checkout"
+    (checkout / "src" / "stencils").mkdir(parents=True)
+    bad = subprocess.run([sys.executable, str(TOOL), "--yask", str(checkout), "--yask-fold", "3,3,3", "--wave3d",
+                          args.wave3d, "--work-dir", str(work / "bad")], capture_output=True, text=True, timeout=60)
+    expect(bad.returncode == 2 and "--yask-fold 3,3,3: x * y * z must be" in bad.stderr,
+           f"--yask-fold 3,3,3: exit {bad.returncode}, {bad.stderr!r}")
     other = compare(work / "other", args.wave3d, yask, "--yask-blocks", "16,8,12", "--rounds", "1",
                     env={"FAKE_YASK_RADIUS": "8"})
     expect(other.returncode == 1 and "not radius 2" in other.stderr,

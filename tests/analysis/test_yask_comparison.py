@@ -17,6 +17,7 @@ from wave3d import yask_comparison as yc  # noqa: E402
 YASK_OUTPUT = """
  stencil-description:    iso3dfd radius 8
  element-size:           4B
+ vector-size:            x=4 * y=4 * z=1
  auto-tuner: block-size:             t=0 * x=96 * y=28 * z=96
  auto-tuner: search-dist=16: 107.686 steps/sec (54 steps(s) in 501.456m secs) with size x=96 * y=28 * z=96
  auto-tuner: block-size:             t=0 * x=160 * y=48 * z=88
@@ -40,6 +41,10 @@ class YaskOutput(unittest.TestCase):
         with self.assertRaises(yc.ComparisonError):
             yc.parse_yask_tuned_blocks(" block-size: t=0 * x=96 * y=28 * z=96\n")
 
+    def test_the_fold_of_its_vectors(self):
+        self.assertEqual(yc.parse_yask_fold(YASK_OUTPUT), (4, 4, 1))
+        self.assertIsNone(yc.parse_yask_fold(YASK_OUTPUT.replace("vector-size", "vector-shape")))
+
     def test_the_stencil_must_be_the_case(self):
         yc.check_yask_stencil(YASK_OUTPUT, 8, "single")
         with self.assertRaisesRegex(yc.ComparisonError, "radius 8 with 4-byte elements, not radius 4 in double"):
@@ -62,6 +67,16 @@ class Commands(unittest.TestCase):
         self.assertEqual(yc.yask_binary("/work/b", "avx2"), Path("/work/b/bin/yask_kernel.iso3dfd.avx2.exe"))
         self.assertEqual(yc.arch_of_binary("/x/yask_kernel.iso3dfd.avx512.exe"), "avx512")
         self.assertEqual(yc.arch_of_binary("/x/my-yask"), "unknown")
+
+    def test_a_fold_is_built_into_a_directory_of_its_own(self):
+        command = yc.yask_build_command("/src/yask", "/w/b", "avx512", 8, "single", 2, (1, 1, 16))
+        self.assertIn("fold=x=1,y=1,z=16", command)
+        self.assertFalse(any(arg.startswith("fold=") for arg in
+                             yc.yask_build_command("/src/yask", "/w/b", "avx512", 8, "single", 2)))
+        self.assertEqual(yc.yask_build_name(8, "single", "avx512"), "yask-r8-single-avx512")
+        self.assertEqual(yc.yask_build_name(8, "single", "avx512", (1, 1, 16)), "yask-r8-single-avx512-fold1x1x16")
+        self.assertEqual([yc.vector_lanes(a, p) for a, p in (("avx512", "single"), ("avx512", "double"),
+                                                              ("avx2", "single"), ("avx2", "double"))], [16, 8, 8, 4])
 
     def test_given_blocks_turn_the_tuner_off(self):
         tuned = yc.yask_run_command("y.exe", 256, 2, 48, 1)
