@@ -59,6 +59,8 @@ class Kernel {
   // default_prefetch_rows where it was 0): what first touch must follow.
   const Blocking& blocking() const { return blocking_; }
   KernelVariant variant() const { return variant_; }
+  // The weights as every variant computes with them: [0] = 3 c0 (three axes), [k] = c_k.
+  const std::vector<T>& weights() const { return weights_; }
 
   // Updates the points of `region` (global indices, inside the fields' owned box) with the kernel's
   // variant. All three fields must share one layout. The halo of prev within R of the region must be

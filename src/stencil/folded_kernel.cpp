@@ -1,0 +1,199 @@
+#include "stencil/folded_kernel.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "stencil/block_loop.hpp"
+#include "stencil/column_rows.hpp"
+#include "stencil/simd.hpp"
+
+namespace wave3d {
+
+#if defined(__AVX512F__)
+
+namespace {
+
+// The few AVX-512 operations the folded kernel needs, per element type.
+template <typename T>
+struct FoldedVector;
+
+template <>
+struct FoldedVector<float> {
+  using reg = __m512;
+  using index = __m512i;
+  using mask = __mmask16;
+  static reg load(const float* p) { return _mm512_load_ps(p); }
+  static reg broadcast(float v) { return _mm512_set1_ps(v); }
+  static reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
+  static reg sub(reg a, reg b) { return _mm512_sub_ps(a, b); }
+  static reg mul(reg a, reg b) { return _mm512_mul_ps(a, b); }
+  static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
+  static reg permute(reg lo, index i, reg hi) { return _mm512_permutex2var_ps(lo, i, hi); }
+  static void store(float* p, reg v, mask m) { _mm512_mask_store_ps(p, m, v); }
+  static index indices(const int (&lanes)[16]) { return _mm512_loadu_si512(lanes); }
+};
+
+template <>
+struct FoldedVector<double> {
+  using reg = __m512d;
+  using index = __m512i;
+  using mask = __mmask8;
+  static reg load(const double* p) { return _mm512_load_pd(p); }
+  static reg broadcast(double v) { return _mm512_set1_pd(v); }
+  static reg add(reg a, reg b) { return _mm512_add_pd(a, b); }
+  static reg sub(reg a, reg b) { return _mm512_sub_pd(a, b); }
+  static reg mul(reg a, reg b) { return _mm512_mul_pd(a, b); }
+  static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_pd(a, b, c); }
+  static reg permute(reg lo, index i, reg hi) { return _mm512_permutex2var_pd(lo, i, hi); }
+  static void store(double* p, reg v, mask m) { _mm512_mask_store_pd(p, m, v); }
+  static index indices(const int (&lanes)[8]) {
+    const long long wide[8] = {lanes[0], lanes[1], lanes[2], lanes[3], lanes[4], lanes[5], lanes[6], lanes[7]};
+    return _mm512_loadu_si512(wide);
+  }
+};
+
+// The permute indices that shift a pair of neighbouring folds (lo, then hi) by s rows (along y) or s
+// planes (along z): lane (zl, yl) takes the point s further, from lo where it stays inside the fold,
+// else from hi (indices of the second source start at kLanes).
+template <typename T>
+struct FoldShifts {
+  using V = FoldedVector<T>;
+  static constexpr int kFy = Fold<T>::y, kFz = Fold<T>::z, kLanes = kFy * kFz;
+  typename V::index along_y[kFy], along_z[kFz];
+  FoldShifts() {
+    for (int s = 0; s < kFy; ++s) {
+      int lanes[kLanes];
+      for (int zl = 0; zl < kFz; ++zl)
+        for (int yl = 0; yl < kFy; ++yl)
+          lanes[zl * kFy + yl] = yl + s < kFy ? zl * kFy + yl + s : kLanes + zl * kFy + yl + s - kFy;
+      along_y[s] = V::indices(lanes);
+    }
+    for (int s = 0; s < kFz; ++s) {
+      int lanes[kLanes];
+      for (int zl = 0; zl < kFz; ++zl)
+        for (int yl = 0; yl < kFy; ++yl)
+          lanes[zl * kFy + yl] = zl + s < kFz ? (zl + s) * kFy + yl : kLanes + (zl + s - kFz) * kFy + yl;
+      along_z[s] = V::indices(lanes);
+    }
+  }
+};
+
+// The neighbour k points away (Sign -1 or +1) along an axis folded by F, from the fold vectors around
+// the centre: folds[B + d] is the vector d folds away.
+template <typename V, int F, int K, int Sign, int B>
+inline typename V::reg neighbour(const typename V::reg (&folds)[2 * B + 1], const typename V::index (&shifts)[F]) {
+  constexpr int whole = K / F, part = K % F;
+  if constexpr (part == 0) return folds[B + Sign * whole];
+  else if constexpr (Sign > 0) return V::permute(folds[B + whole], shifts[part], folds[B + whole + 1]);
+  else return V::permute(folds[B - whole - 1], shifts[F - part], folds[B - whole]);
+}
+
+// The lanes of folds (j, k) whose points lie in `region`.
+template <typename T>
+typename FoldedVector<T>::mask lanes_in(const FoldedField<T>& f, const Box& region, std::int64_t j, std::int64_t k) {
+  constexpr int kFy = Fold<T>::y, kFz = Fold<T>::z;
+  unsigned bits = 0;
+  for (int zl = 0; zl < kFz; ++zl)
+    for (int yl = 0; yl < kFy; ++yl) {
+      const std::int64_t y = f.first_y(j) + yl, z = f.first_z(k) + zl;
+      if (y >= region.lo[1] && y < region.hi[1] && z >= region.lo[2] && z < region.hi[2])
+        bits |= 1u << (zl * kFy + yl);
+    }
+  return static_cast<typename FoldedVector<T>::mask>(bits);
+}
+
+// One row of vectors: x in [x0, x1) of folds (j, k).
+template <typename T, int R>
+void update_fold_row(const FoldedField<T>& prev, FoldedField<T>& next, const FoldedField<T>& vel, std::int64_t x0,
+                     std::int64_t x1, std::int64_t j, std::int64_t k, typename FoldedVector<T>::mask lanes,
+                     const typename FoldedVector<T>::reg* c, const FoldShifts<T>& shifts) {
+  using V = FoldedVector<T>;
+  using reg = typename V::reg;
+  constexpr int kFy = Fold<T>::y, kFz = Fold<T>::z, kLanes = kFy * kFz;
+  constexpr int By = (R + kFy - 1) / kFy, Bz = (R + kFz - 1) / kFz;  // folds reached on either side
+  const std::int64_t sy = prev.fold_row_stride(), sz = prev.fold_plane_stride();
+  const T* p = prev.vector(x0, j, k);
+  const T* v = vel.vector(x0, j, k);
+  T* n = next.vector(x0, j, k);
+  for (std::int64_t x = x0; x < x1; ++x, p += kLanes, v += kLanes, n += kLanes) {
+    reg ys[2 * By + 1], zs[2 * Bz + 1];
+#pragma GCC unroll 9
+    for (int d = -By; d <= By; ++d) ys[By + d] = V::load(p + d * sy);
+#pragma GCC unroll 9
+    for (int d = -Bz; d <= Bz; ++d) zs[Bz + d] = V::load(p + d * sz);
+    const reg centre = ys[By];
+    reg lap = V::mul(c[0], centre);
+    for_each_distance<R>([&]<int K>() {
+      const reg xpair = V::add(V::load(p - K * kLanes), V::load(p + K * kLanes));
+      const reg ypair = V::add(neighbour<V, kFy, K, -1, By>(ys, shifts.along_y),
+                               neighbour<V, kFy, K, +1, By>(ys, shifts.along_y));
+      const reg zpair = V::add(neighbour<V, kFz, K, -1, Bz>(zs, shifts.along_z),
+                               neighbour<V, kFz, K, +1, Bz>(zs, shifts.along_z));
+      lap = V::fma(c[K], V::add(V::add(xpair, ypair), zpair), lap);
+    });
+    V::store(n, V::fma(V::load(v), lap, V::sub(V::add(centre, centre), V::load(n))), lanes);
+  }
+}
+
+template <typename T, int R>
+void update_folded_radius(const FoldedField<T>& prev, FoldedField<T>& next, const FoldedField<T>& vel,
+                          const Box& region, const T* weights, FoldedBlocking blocking) {
+  using V = FoldedVector<T>;
+  typename V::reg c[R + 1];
+  for (int k = 0; k <= R; ++k) c[k] = V::broadcast(weights[k]);
+  const FoldShifts<T> shifts;
+  const std::int64_t j0 = prev.fold_y(region.lo[1]), j1 = prev.fold_y(region.hi[1] - 1) + 1;
+  const std::int64_t k0 = prev.fold_z(region.lo[2]), k1 = prev.fold_z(region.hi[2] - 1) + 1;
+  const std::int64_t by = std::max<std::int64_t>(1, blocking.y_folds), bz = std::max<std::int64_t>(1, blocking.z_folds);
+#pragma omp parallel
+  {
+    const auto [first, end] = static_schedule_share(omp_get_thread_num(), k1 - k0, omp_get_num_threads());
+    for (std::int64_t kk = k0 + first; kk < k0 + end; kk += bz)
+      for (std::int64_t jj = j0; jj < j1; jj += by)
+        for (std::int64_t k = kk; k < std::min(kk + bz, k0 + end); ++k)
+          for (std::int64_t j = jj; j < std::min(jj + by, j1); ++j)
+            update_fold_row<T, R>(prev, next, vel, region.lo[0], region.hi[0], j, k, lanes_in(prev, region, j, k), c,
+                                  shifts);
+  }
+}
+
+}  // namespace
+
+bool folded_kernel_built() { return true; }
+
+template <typename T>
+void update_folded(const FoldedField<T>& prev, FoldedField<T>& next, const FoldedField<T>& vel, const Box& region,
+                   const T* weights, int radius, FoldedBlocking blocking) {
+  if (region.empty()) return;
+  if (prev.halo() < radius || !(prev.held() == next.held()) || !(prev.held() == vel.held()))
+    throw std::logic_error("update_folded: the fields must share one shape with a halo of at least the radius");
+  switch (radius) {
+    case 1: return update_folded_radius<T, 1>(prev, next, vel, region, weights, blocking);
+    case 2: return update_folded_radius<T, 2>(prev, next, vel, region, weights, blocking);
+    case 4: return update_folded_radius<T, 4>(prev, next, vel, region, weights, blocking);
+    case 8: return update_folded_radius<T, 8>(prev, next, vel, region, weights, blocking);
+    default: throw std::logic_error("update_folded: unsupported radius " + std::to_string(radius));
+  }
+}
+
+#else
+
+bool folded_kernel_built() { return false; }
+
+template <typename T>
+void update_folded(const FoldedField<T>&, FoldedField<T>&, const FoldedField<T>&, const Box&, const T*, int,
+                   FoldedBlocking) {
+  throw std::logic_error("update_folded: this build has no AVX-512");
+}
+
+#endif
+
+template void update_folded<float>(const FoldedField<float>&, FoldedField<float>&, const FoldedField<float>&,
+                                   const Box&, const float*, int, FoldedBlocking);
+template void update_folded<double>(const FoldedField<double>&, FoldedField<double>&, const FoldedField<double>&,
+                                    const Box&, const double*, int, FoldedBlocking);
+
+}  // namespace wave3d
