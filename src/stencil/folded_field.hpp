@@ -85,12 +85,21 @@ class FoldedField {
   T& at(std::int64_t x, std::int64_t y, std::int64_t z) { return values()[point_offset(x, y, z)]; }
   const T& at(std::int64_t x, std::int64_t y, std::int64_t z) const { return values()[point_offset(x, y, z)]; }
 
-  // The values of `box` (points both hold) from a plain field, and back.
+  // The values of `box` (the points both hold) from a plain field, and back: row by row, each plain
+  // row of x going to one lane of consecutive vectors, the z folds shared out over the threads.
   void copy_from(const Field<T>& field, const Box& box) {
-    for_points(box, [&](std::int64_t x, std::int64_t y, std::int64_t z) { at(x, y, z) = field.at(x, y, z); });
+    for_rows(intersect(box, field.with_halo()), [&](const Index3& start, std::int64_t len) {
+      const T* from = &field.at(start[0], start[1], start[2]);
+      T* to = &at(start[0], start[1], start[2]);
+      for (std::int64_t i = 0; i < len; ++i) to[i * kLanes] = from[i];
+    });
   }
   void copy_to(Field<T>& field, const Box& box) const {
-    for_points(box, [&](std::int64_t x, std::int64_t y, std::int64_t z) { field.at(x, y, z) = at(x, y, z); });
+    for_rows(intersect(box, field.with_halo()), [&](const Index3& start, std::int64_t len) {
+      const T* from = &at(start[0], start[1], start[2]);
+      T* to = &field.at(start[0], start[1], start[2]);
+      for (std::int64_t i = 0; i < len; ++i) to[i] = from[i * kLanes];
+    });
   }
 
  private:
@@ -105,12 +114,14 @@ class FoldedField {
     const std::int64_t dy = y - origin_[1], dz = z - origin_[2];
     return vector_offset(x, dy / kFoldY, dz / kFoldZ) + (dz % kFoldZ) * kFoldY + dy % kFoldY;
   }
+  // f(first point, length) for every row of x of `box` within the held points.
   template <typename F>
-  void for_points(const Box& box, F&& f) const {
+  void for_rows(const Box& box, F&& f) const {
     const Box both = intersect(box, held());
+    if (both.empty()) return;
+#pragma omp parallel for schedule(static) collapse(2)
     for (std::int64_t z = both.lo[2]; z < both.hi[2]; ++z)
-      for (std::int64_t y = both.lo[1]; y < both.hi[1]; ++y)
-        for (std::int64_t x = both.lo[0]; x < both.hi[0]; ++x) f(x, y, z);
+      for (std::int64_t y = both.lo[1]; y < both.hi[1]; ++y) f(Index3{both.lo[0], y, z}, both.extent(0));
   }
 
   Box owned_;
