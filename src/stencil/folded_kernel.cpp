@@ -16,39 +16,21 @@ namespace wave3d {
 
 namespace {
 
-// The few AVX-512 operations the folded kernel needs, per element type.
+// simd::Native's AVX-512 operations and the two-source lane permute the folded kernel adds to them.
 template <typename T>
 struct FoldedVector;
 
 template <>
-struct FoldedVector<float> {
-  using reg = __m512;
+struct FoldedVector<float> : simd::Native<float> {
   using index = __m512i;
-  using mask = __mmask16;
-  static reg load(const float* p) { return _mm512_load_ps(p); }
-  static reg broadcast(float v) { return _mm512_set1_ps(v); }
-  static reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
-  static reg sub(reg a, reg b) { return _mm512_sub_ps(a, b); }
-  static reg mul(reg a, reg b) { return _mm512_mul_ps(a, b); }
-  static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
   static reg permute(reg lo, index i, reg hi) { return _mm512_permutex2var_ps(lo, i, hi); }
-  static void store(float* p, reg v, mask m) { _mm512_mask_store_ps(p, m, v); }
   static index indices(const int (&lanes)[16]) { return _mm512_loadu_si512(lanes); }
 };
 
 template <>
-struct FoldedVector<double> {
-  using reg = __m512d;
+struct FoldedVector<double> : simd::Native<double> {
   using index = __m512i;
-  using mask = __mmask8;
-  static reg load(const double* p) { return _mm512_load_pd(p); }
-  static reg broadcast(double v) { return _mm512_set1_pd(v); }
-  static reg add(reg a, reg b) { return _mm512_add_pd(a, b); }
-  static reg sub(reg a, reg b) { return _mm512_sub_pd(a, b); }
-  static reg mul(reg a, reg b) { return _mm512_mul_pd(a, b); }
-  static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_pd(a, b, c); }
   static reg permute(reg lo, index i, reg hi) { return _mm512_permutex2var_pd(lo, i, hi); }
-  static void store(double* p, reg v, mask m) { _mm512_mask_store_pd(p, m, v); }
   static index indices(const int (&lanes)[8]) {
     const long long wide[8] = {lanes[0], lanes[1], lanes[2], lanes[3], lanes[4], lanes[5], lanes[6], lanes[7]};
     return _mm512_loadu_si512(wide);
@@ -134,7 +116,7 @@ void update_fold_row(const FoldedField<T>& prev, FoldedField<T>& next, const Fol
                                neighbour<V, kFz, K, +1, Bz>(zs, shifts.along_z));
       lap = V::fma(c[K], V::add(V::add(xpair, ypair), zpair), lap);
     });
-    V::store(n, V::fma(V::load(v), lap, V::sub(V::add(centre, centre), V::load(n))), lanes);
+    V::store_lanes(n, V::fma(V::load(v), lap, V::sub(V::add(centre, centre), V::load(n))), lanes);
   }
 }
 
