@@ -106,6 +106,9 @@ def parse_args(argv):
                              "-Mbt, -Mbx, -Mby; e.g. 8,64,64); default one step at a time")
     parser.add_argument("--sweep-steps", type=sweep_steps, default="1", metavar="T",
                         help="wave3d's time steps per sweep (blocking.steps: a count or auto; default 1)")
+    parser.add_argument("--array-mib", type=positive_int,
+                        help="MiB per array of the triad measured around each round (default: wave3d stream's, "
+                             "4x the last-level cache, at least 64)")
     parser.add_argument("--tune-seconds", type=positive_float, default=10.0,
                         help="wave3d tune --seconds before the rounds (default 10)")
     parser.add_argument("--work-dir", type=Path, default=Path("compare-yask"),
@@ -217,7 +220,9 @@ def compare(args):
 
     def triad(name):
         path = args.work_dir / f"{name}.json"
-        runner.run(name, [args.wave3d, "stream", "--threads", args.threads, "--init", "first-touch", "--json", path])
+        sized = ["--array-mib", args.array_mib] if args.array_mib else []
+        runner.run(name, [args.wave3d, "stream", "--threads", args.threads, "--init", "first-touch", "--json", path]
+                   + sized)
         return yc.read_triad(path, args.threads)
 
     folds = []  # what each round's YASK said its vectors hold

@@ -41,7 +41,8 @@ print(" mid-throughput (num-points/sec):  1.5G")
 
 def compare(work, wave3d, yask, *extra, env=None):
     args = [sys.executable, str(TOOL), "--yask-binary", str(yask), "--wave3d", wave3d, "--grid", "16", "--radius", "2",
-            "--threads", "2", "--steps", "2", "--tune-seconds", "0.05", "--work-dir", str(work), *extra]
+            "--threads", "2", "--steps", "2", "--tune-seconds", "0.05", "--array-mib", "16", "--work-dir", str(work),
+            *extra]
     return subprocess.run(args, capture_output=True, text=True, timeout=240, env=dict(os.environ, **(env or {})))
 
 
@@ -103,6 +104,8 @@ def main():
                    and "-g 16" in text, f"a round's YASK run was {text}")
         expect(all((work / "ok" / f"triad-{i}-{when}.json").is_file() for i in (1, 2) for when in ("before", "after")),
                "a triad measurement is missing from the work directory")
+        triad_log = (work / "ok" / "triad-1-before.log").read_text()
+        expect("16 MiB each" in triad_log, f"the triad did not run on the 16 MiB arrays asked for:\n{triad_log}")
 
     # Both codes with temporal blocking: YASK's wave-front options in its tuner's run and every round's,
     # wave3d's steps per sweep in its tuning and runs.
