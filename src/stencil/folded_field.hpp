@@ -7,9 +7,9 @@
 // Folding a vector over a few rows and planes instead (Fold<T>::y rows x Fold<T>::z planes at one x,
 // as YASK's default fold) makes a vector's x neighbours whole vectors on neighbouring lines and its
 // y and z neighbours lane shifts of the few vectors around it, which the next vectors along x read
-// again. On a 2-core Intel Xeon VM (AVX-512, R = 8, single precision, 256^3 points, 2 threads), a
-// loop over this layout ran 1300-1333 MPoints/s where wave3d's best plain-layout kernel ran 879-1009
-// and YASK's folded iso3dfd 1334-1379 (docs/performance.md).
+// again. On a 2-core Intel Xeon VM (AVX-512, R = 8, single precision, 256^3 points, 2 threads), the
+// folded kernel ran 1303-1386 MPoints/s where wave3d's best plain-layout kernel ran 879-1009 and
+// YASK's folded iso3dfd 1334-1379 (docs/performance.md).
 //
 // Layout: vectors indexed [z fold][y fold][x], x fastest, lane = (z % Fz) * Fy + (y % Fy) counted from
 // the field's first held point. The held box is the owned box grown by the halo along x and by whole
