@@ -8,6 +8,7 @@
 
 #include "stencil/block_loop.hpp"
 #include "stencil/column_rows.hpp"
+#include "stencil/radius_dispatch.hpp"
 #include "stencil/simd.hpp"
 
 namespace wave3d {
@@ -152,13 +153,7 @@ void update_folded(const FoldedField<T>& prev, FoldedField<T>& next, const Folde
   if (region.empty()) return;
   if (prev.halo() < radius || !(prev.held() == next.held()) || !(prev.held() == vel.held()))
     throw std::logic_error("update_folded: the fields must share one shape with a halo of at least the radius");
-  switch (radius) {
-    case 1: return update_folded_radius<T, 1>(prev, next, vel, region, weights, blocking);
-    case 2: return update_folded_radius<T, 2>(prev, next, vel, region, weights, blocking);
-    case 4: return update_folded_radius<T, 4>(prev, next, vel, region, weights, blocking);
-    case 8: return update_folded_radius<T, 8>(prev, next, vel, region, weights, blocking);
-    default: throw std::logic_error("update_folded: unsupported radius " + std::to_string(radius));
-  }
+  dispatch_radius(radius, [&]<int R>() { update_folded_radius<T, R>(prev, next, vel, region, weights, blocking); });
 }
 
 #else

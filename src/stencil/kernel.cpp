@@ -11,6 +11,7 @@
 #include "stencil/coefficients.hpp"
 #include "stencil/column_rows.hpp"
 #include "stencil/jammed_rows.hpp"
+#include "stencil/radius_dispatch.hpp"
 #include "stencil/simd.hpp"
 
 namespace wave3d {
@@ -146,18 +147,6 @@ void update_plain(const Field<T>& prev, Field<T>& next, const Field<T>& vel, con
           lap = simd::multiply_add(c[k], ((p[-k] + p[k]) + (p[-k * s1] + p[k * s1])) + (p[-k * s2] + p[k * s2]), lap);
         next.data()[o] = simd::multiply_add(vel.data()[o], lap, T(2) * p[0] - next.data()[o]);
       }
-}
-
-// Calls f.template operator()<R>() for the run-time radius.
-template <typename F>
-void dispatch_radius(int radius, F&& f) {
-  switch (radius) {
-    case 1: f.template operator()<1>(); break;
-    case 2: f.template operator()<2>(); break;
-    case 4: f.template operator()<4>(); break;
-    case 8: f.template operator()<8>(); break;
-    default: throw std::logic_error("kernel: unsupported radius " + std::to_string(radius));
-  }
 }
 
 }  // namespace
