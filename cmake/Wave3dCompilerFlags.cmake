@@ -14,3 +14,14 @@ if(WAVE3D_SANITIZE STREQUAL "address-undefined")
                                                 -fno-sanitize-recover=undefined)
   target_link_options(wave3d_flags INTERFACE -fsanitize=address,undefined)
 endif()
+
+# Whether the kernels are built with AVX-512 (the folded kernel needs it): its end-to-end tests run
+# only in such builds, the refusal of stencil.kernel = "folded" only in the others.
+include(CheckCXXSourceCompiles)
+set(CMAKE_REQUIRED_FLAGS "")
+if(WAVE3D_NATIVE)
+  set(CMAKE_REQUIRED_FLAGS "-march=native")
+endif()
+check_cxx_source_compiles("#if !defined(__AVX512F__)\n#error no AVX-512\n#endif\nint main() { return 0; }"
+                          WAVE3D_BUILD_HAS_AVX512)
+unset(CMAKE_REQUIRED_FLAGS)

@@ -13,6 +13,8 @@
 //   bulk:              exchange(prev, R deep) -> sweep inside -> per level: [exchange(level before)] -> rest
 //   overlap:           start(prev, R deep) -> sweep inside -> finish -> per level: [start(level before)
 //                      -> the rest a radius or more from the halo faces -> finish] -> the rest nearer
+// With the folded kernel, the cells a single step's exchange sends are copied out of the folded
+// levels before it starts and the halo it fills into them after (WaveSolver::halo_field_to_send).
 // Each mode is one row of a table in step_driver.cpp. This is where the node-level solver and the MPI
 // layer meet.
 #include <functional>
@@ -68,6 +70,7 @@ class StepDriver {
   const std::function<void()>* start_progress(std::function<bool()> test);
   void stop_progress(StepPhaseTimes& t);
   static void record_halo_times(StepPhaseTimes& t, const mpi::HaloTimes& h);
+  static void count_folded_copies(StepPhaseTimes& t, double copied_out, double copied_in);
   void region_done(counters::Region region) {
     if (regions_ != nullptr) regions_->end_of(region);
   }

@@ -35,7 +35,7 @@ void build_subdomain_fields(SubdomainFields<T>& fields, const RunConfig& config,
   } else {
     fields.halo.emplace(cart, cart.owned(), config.grid.radius, first_updated_x(config.grid, cart.owned()),
                         x_faces_before_compute(config));
-    fields.solver.emplace(config, cart.owned(), fields.halo->remote_axes());
+    fields.solver.emplace(config, cart.owned(), fields.halo->remote_axes(), fields.halo->faces_with_neighbours());
   }
 }
 

@@ -77,6 +77,7 @@ HaloExchange<T>::HaloExchange(const CartesianComm& comm, const Box& owned, int h
     for (int direction : {-1, 1}) {
       const int peer = comm.neighbour(axis, direction);
       if (peer == MPI_PROC_NULL) continue;  // zero boundary: ghosts stay as they are
+      faces_[static_cast<std::size_t>(axis)][direction < 0 ? 0 : 1] = true;
       if (owned.extent(axis) < halo_width) {
         throw std::invalid_argument("HaloExchange: rank " + std::to_string(comm.rank()) + " owns " +
                                     std::to_string(owned.extent(axis)) + " points along " + kAxisNames[axis] +
@@ -150,6 +151,7 @@ HaloExchange<T>::HaloExchange(HaloExchange&& other) noexcept
       sends_(std::move(other.sends_)),
       recvs_(std::move(other.recvs_)),
       local_copies_(std::move(other.local_copies_)),
+      faces_(other.faces_),
       remote_axes_(other.remote_axes_),
       completed_in_start_(other.completed_in_start_),
       plane_faces_(std::move(other.plane_faces_)),
@@ -172,6 +174,7 @@ HaloExchange<T>& HaloExchange<T>::operator=(HaloExchange&& other) noexcept {
     sends_ = std::exchange(other.sends_, {});
     recvs_ = std::exchange(other.recvs_, {});
     local_copies_ = std::exchange(other.local_copies_, {});
+    faces_ = other.faces_;
     remote_axes_ = other.remote_axes_;
     completed_in_start_ = other.completed_in_start_;
     plane_faces_ = std::exchange(other.plane_faces_, {});

@@ -115,6 +115,8 @@ class HaloExchange {
   // Axes along which some ghost comes from another rank after start() returns: only near those faces
   // must overlapped compute wait for finish().
   const std::array<bool, 3>& remote_axes() const { return remote_axes_; }
+  // The faces whose ghosts an exchange fills (from a neighbour, or a periodic image of this rank).
+  const FaceFlags& faces_with_neighbours() const { return faces_; }
   const Box& owned() const { return owned_; }
   int halo_width() const { return halo_; }
 
@@ -139,6 +141,7 @@ class HaloExchange {
     Box from, to;  // an owned slab and the ghost slab one period away, same shape
   };
   std::vector<LocalCopy> local_copies_;
+  FaceFlags faces_{};
   std::array<bool, 3> remote_axes_{false, false, false};
   std::array<bool, 3> completed_in_start_{false, false, false};
   struct PlaneFace {

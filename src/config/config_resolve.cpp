@@ -15,6 +15,8 @@
 #include "counters/event_list.hpp"
 #include "output/progress.hpp"
 #include "stencil/coefficients.hpp"
+#include "stencil/folded_kernel.hpp"
+#include "stencil/kernel.hpp"
 #include "topology/placement_request.hpp"
 
 namespace wave3d {
@@ -155,6 +157,14 @@ void check_counter_events(const RunConfig& c, const Settings& s) {
   }
 }
 
+void check_folded_kernel_built(const RunConfig& c, const Settings& s) {
+  if (c.kernel != KernelChoice::folded || folded_kernel_built()) return;
+  throw ConfigError(fmt::format(
+      "{} needs AVX-512 (the folded kernel's lane permutes), which this build has not (its explicit vectors: {}); allowed here: "
+      "stencil.kernel = \"auto\", \"columns\", \"jammed\", \"blocked\", \"reference\"",
+      lead(s, "stencil.kernel"), jammed_vector_isa()));
+}
+
 constexpr CrossKeyRule kRules[] = {
     {R"(init.condition = "mode" needs grid.boundary = "periodic".)", check_mode_needs_periodic},
     {R"(Every grid.n >= stencil.radius with periodic boundaries, >= 2*stencil.radius+1 with zero boundaries.)",
@@ -172,6 +182,7 @@ constexpr CrossKeyRule kRules[] = {
     {R"(placement.reserve is "none", "per-socket:N", "per-node:N" or "list:i,j,...".)", check_reserve_syntax},
     {R"(placement.reserve other than "none" needs a placement.layout.)", check_reserve_needs_layout},
     {R"(counters.events is a comma-separated list of distinct event names, at most 32.)", check_counter_events},
+    {R"(stencil.kernel = "folded" needs a build with AVX-512.)", check_folded_kernel_built},
 };
 
 }  // namespace

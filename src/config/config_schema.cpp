@@ -83,7 +83,9 @@ constexpr KeySpec kSchema[] = {
      .words = words_of<KernelChoice>(),
      .doc = R"(Stencil implementation: "auto" (the variant measured fastest: "columns" where its z window )"
             R"(fits the vector registers, at R = 4 and 8 or where it marches two vectors at once (R = 1 and 2 with )"
-            R"(AVX-512), else "blocked"), "columns" (cache blocks swept as columns along z, the z )"
+            R"(AVX-512), else "blocked"), "folded" (vectors folded over 4 rows x 4 planes, 4 x 2 in double, )"
+            R"(on fields kept in that layout: AVX-512 builds only; one time step per sweep), )"
+            R"("columns" (cache blocks swept as columns along z, the z )"
             R"(neighbours held in registers), "jammed" (cache blocks, )"
             R"(explicit vectors, y neighbours reused in registers across rows), "blocked" (cache blocks, rows )"
             R"(vectorised by the compiler) or "reference" (the plain one-thread loop every variant equals bit )"

@@ -26,7 +26,7 @@ struct EnumNames<Precision> {
 };
 template <>
 struct EnumNames<KernelChoice> {
-  static constexpr std::array<std::string_view, 5> names{"auto", "reference", "blocked", "jammed", "columns"};
+  static constexpr std::array<std::string_view, 6> names{"auto", "reference", "blocked", "jammed", "columns", "folded"};
 };
 template <>
 struct EnumNames<Denormals> {
@@ -78,7 +78,7 @@ struct EnumNames<SnapshotWriterKind> {
 // compile; one appended at the end must be added to its list and named here.
 static_assert(static_cast<std::size_t>(Boundary::periodic) + 1 == EnumNames<Boundary>::names.size());
 static_assert(static_cast<std::size_t>(Precision::double_) + 1 == EnumNames<Precision>::names.size());
-static_assert(static_cast<std::size_t>(KernelChoice::columns) + 1 == EnumNames<KernelChoice>::names.size());
+static_assert(static_cast<std::size_t>(KernelChoice::folded) + 1 == EnumNames<KernelChoice>::names.size());
 static_assert(static_cast<std::size_t>(Denormals::keep) + 1 == EnumNames<Denormals>::names.size());
 static_assert(static_cast<std::size_t>(MemoryPolicy::node) + 1 == EnumNames<MemoryPolicy>::names.size());
 static_assert(static_cast<std::size_t>(InitialKind::ricker) + 1 == EnumNames<InitialKind>::names.size());

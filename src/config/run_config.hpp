@@ -16,7 +16,7 @@ enum class Precision { single, double_ };
 
 // Which stencil implementation runs (stencil.kernel): automatic picks the fastest one built for this
 // machine; reference is the plain one-thread triple loop every variant must equal bit for bit.
-enum class KernelChoice { automatic, reference, blocked, jammed, columns };
+enum class KernelChoice { automatic, reference, blocked, jammed, columns, folded };
 
 enum class VerifyMethod {
   automatic,  // exact for the mode condition, none otherwise

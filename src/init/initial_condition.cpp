@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <type_traits>
 
 #include "stencil/block_loop.hpp"
 #include "verify/exact_mode.hpp"
@@ -69,9 +70,11 @@ double ricker_wavelet(double frequency, double t) {
 
 namespace {
 
-template <typename T>
-void add_source_term(const InitialCondition& ic, const Physics& physics, Field<T>& next, const Field<T>& vel, int step,
+// FieldT: a Field<T> or a FoldedField<T>.
+template <typename FieldT>
+void add_source_term(const InitialCondition& ic, const Physics& physics, FieldT& next, const FieldT& vel, int step,
                      const Index3& at) {
+  using T = std::remove_cvref_t<decltype(vel.at(0, 0, 0))>;
   const double t = step * physics.dt;
   next.at(at[0], at[1], at[2]) += static_cast<T>(ic.amplitude * ricker_wavelet(ic.frequency, t)) * vel.at(at[0], at[1], at[2]);
 }
@@ -80,6 +83,13 @@ void add_source_term(const InitialCondition& ic, const Physics& physics, Field<T
 
 template <typename T>
 void inject_source(const InitialCondition& ic, const Physics& physics, Field<T>& next, const Field<T>& vel, int step) {
+  if (ic.kind != InitialKind::ricker || !next.owned().contains(ic.source)) return;
+  add_source_term(ic, physics, next, vel, step, ic.source);
+}
+
+template <typename T>
+void inject_source(const InitialCondition& ic, const Physics& physics, FoldedField<T>& next, const FoldedField<T>& vel,
+                   int step) {
   if (ic.kind != InitialKind::ricker || !next.owned().contains(ic.source)) return;
   add_source_term(ic, physics, next, vel, step, ic.source);
 }
@@ -103,6 +113,10 @@ template void apply_initial_condition<double>(const InitialCondition&, const Gri
                                               Field<double>&, Field<double>&, Field<double>&);
 template void inject_source<float>(const InitialCondition&, const Physics&, Field<float>&, const Field<float>&, int);
 template void inject_source<double>(const InitialCondition&, const Physics&, Field<double>&, const Field<double>&, int);
+template void inject_source<float>(const InitialCondition&, const Physics&, FoldedField<float>&,
+                                   const FoldedField<float>&, int);
+template void inject_source<double>(const InitialCondition&, const Physics&, FoldedField<double>&,
+                                    const FoldedField<double>&, int);
 template void inject_source_within<float>(const InitialCondition&, const Physics&, const Grid&, Field<float>&,
                                           const Field<float>&, int, const Box&);
 template void inject_source_within<double>(const InitialCondition&, const Physics&, const Grid&, Field<double>&,

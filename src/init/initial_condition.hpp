@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "field/field.hpp"
+#include "stencil/folded_field.hpp"
 #include "geometry/grid.hpp"
 #include "stencil/blocking.hpp"
 
@@ -43,6 +44,9 @@ double ricker_wavelet(double frequency, double t);
 // Adds the source term for time level `step` into next at ic.source, if this subdomain owns it.
 template <typename T>
 void inject_source(const InitialCondition& ic, const Physics& physics, Field<T>& next, const Field<T>& vel, int step);
+template <typename T>
+void inject_source(const InitialCondition& ic, const Physics& physics, FoldedField<T>& next, const FoldedField<T>& vel,
+                   int step);
 
 // The same at every point of `where` (inside next's halo) that holds the source: the source itself
 // or, on a periodic grid, a halo copy of it one period away. A sweep of several levels computes

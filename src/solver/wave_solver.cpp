@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "field/first_touch.hpp"
 #include "field/memory_placement.hpp"
 #include "init/initial_condition.hpp"
 #include "stencil/coefficients.hpp"
+#include "verify/field_checks.hpp"
 
 namespace wave3d {
 
@@ -17,6 +19,7 @@ KernelVariant kernel_variant(KernelChoice choice, int radius) {
     case KernelChoice::blocked: return KernelVariant::blocked;
     case KernelChoice::jammed: return KernelVariant::jammed;
     case KernelChoice::columns: return KernelVariant::columns;
+    case KernelChoice::folded: return KernelVariant::folded;
     case KernelChoice::automatic: break;
   }
   // The kernel a run takes for "auto" without a size search, and the block tuner's first candidate
@@ -37,6 +40,7 @@ KernelChoice kernel_choice_for(KernelVariant variant) {
     case KernelVariant::blocked: return KernelChoice::blocked;
     case KernelVariant::jammed: return KernelChoice::jammed;
     case KernelVariant::columns: return KernelChoice::columns;
+    case KernelVariant::folded: return KernelChoice::folded;
   }
   return KernelChoice::automatic;
 }
@@ -68,11 +72,12 @@ WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<
       kernel_(second_derivative_weights(config.grid.radius), config.blocking, kernel_variant(config.kernel, config.grid.radius)) {
   // The policy must be set before the first write: Linux places a page when it is first touched.
   std::optional<HwlocTopology> topology;
-  if (config.memory.policy == MemoryPolicy::interleave || config.memory.policy == MemoryPolicy::node) {
-    topology.emplace();
-    for (Field<T>* f : {&prev_, &next_, &vel_})
-      if (auto notice = place_field(*f, config.memory, *topology)) placement_notices_.push_back(*notice);
-  }
+  const auto place = [&](void* data, std::size_t bytes) {
+    if (config.memory.policy != MemoryPolicy::interleave && config.memory.policy != MemoryPolicy::node) return;
+    if (!topology) topology.emplace();
+    if (auto notice = place_memory(data, bytes, config.memory, *topology)) placement_notices_.push_back(*notice);
+  };
+  for (Field<T>* f : {&prev_, &next_, &vel_}) place(f->data(), f->allocated_bytes());
   // The reference kernel computes everything on the calling thread, so that thread is the one whose
   // first touch puts the pages next to the computation.
   const InitPolicy order =
@@ -92,23 +97,106 @@ WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<
     for (Field<T>* f : {&prev_, &next_, &vel_}) first_touch(*f, order, kernel_.blocking(), sweeps);
   }
   apply_initial_condition(config.initial, config.grid, config.physics, config.blocking, prev_, next_, vel_);
+  if (kernel_.variant() != KernelVariant::folded) return;
+  if (steps > 1) throw std::logic_error("WaveSolver: the folded kernel sweeps one time step at a time");
+  const auto level = [&] { return FoldedField<T>(owned, prev_.halo(), config.memory.huge_pages); };
+  folded_.emplace(FoldedLevels{level(), level(), level()});
+  for (FoldedField<T>* f : {&folded_->prev, &folded_->next, &folded_->vel}) {
+    place(f->data(), f->allocated_bytes());
+    f->first_touch(order);
+  }
+  folded_->prev.copy_from(prev_, prev_.with_halo());
+  folded_->next.copy_from(next_, next_.with_halo());
+  folded_->vel.copy_from(vel_, vel_.with_halo());
+}
+
+template <typename T>
+std::vector<Box> WaveSolver<T>::halo_slabs(const std::array<bool, 3>& axes, bool ghost) const {
+  const Box& owned = prev_.owned();
+  const std::int64_t r = config_.grid.radius;
+  std::vector<Box> slabs;
+  for (std::size_t a = 0; a < 3; ++a)
+    for (std::size_t side = 0; side < 2; ++side) {
+      if (!axes[a] || !halo_faces_[a][side]) continue;
+      Box slab = owned;
+      const std::int64_t face = side == 0 ? owned.lo[a] : owned.hi[a];
+      const bool below = (side == 0) == ghost;  // the slab lies below the face
+      slab.lo[a] = below ? face - r : face;
+      slab.hi[a] = below ? face : face + r;
+      slabs.push_back(slab);
+    }
+  return slabs;
+}
+
+template <typename T>
+Field<T>& WaveSolver<T>::halo_field_to_send() {
+  if (folded_)
+    for (const Box& slab : halo_slabs({true, true, true}, false)) folded_->prev.copy_to(prev_, slab);
+  return prev_;
+}
+
+template <typename T>
+void WaveSolver<T>::halo_received(bool in_flight) {
+  if (!folded_) return;
+  const std::array<bool, 3> flying = axes_of(faces_in_flight_);
+  const std::array<bool, 3> axes{flying[0] == in_flight, flying[1] == in_flight, flying[2] == in_flight};
+  for (const Box& slab : halo_slabs(axes, true)) folded_->prev.copy_from(prev_, slab);
+}
+
+template <typename T>
+void WaveSolver<T>::copy_out_of_folded() {
+  if (!folded_ || !plain_behind_) return;
+  folded_->prev.copy_to(prev_, prev_.owned());
+  folded_->next.copy_to(next_, next_.owned());
+  plain_behind_ = false;
+}
+
+template <typename T>
+const Field<T>& WaveSolver<T>::current() {
+  copy_out_of_folded();
+  return prev_;
+}
+
+template <typename T>
+const Field<T>& WaveSolver<T>::previous() {
+  copy_out_of_folded();
+  return next_;
+}
+
+template <typename T>
+bool WaveSolver<T>::current_is_finite(const Box& box) const {
+  return folded_ ? folded_->prev.all_finite(box) : all_finite(prev_, box);
 }
 
 template <typename T>
 void WaveSolver<T>::compute(const Box& region, const std::function<void()>* between_blocks) {
+  if (folded_) {
+    kernel_.update(folded_->prev, folded_->next, folded_->vel, region, between_blocks);
+    plain_behind_ = true;
+    return;
+  }
   kernel_.update(prev_, next_, vel_, region, between_blocks);
 }
 
+// With folded levels the plain prev_ and next_ stay where they are: prev_ is always the one the
+// exchange fills and the current level is copied out into.
 template <typename T>
 void WaveSolver<T>::advance() {
-  inject_source(config_.initial, config_.physics, next_, vel_, steps_done_ + 1);
-  swap(prev_, next_);
+  if (folded_) {
+    inject_source(config_.initial, config_.physics, folded_->next, folded_->vel, steps_done_ + 1);
+    std::swap(folded_->prev, folded_->next);
+  } else {
+    inject_source(config_.initial, config_.physics, next_, vel_, steps_done_ + 1);
+    swap(prev_, next_);
+  }
   ++steps_done_;
 }
 
 template <typename T>
 void WaveSolver<T>::step(const HaloUpdate& update_halo) {
-  update_halo(prev_);
+  update_halo(halo_field_to_send());
+  halo_received(false);
+  halo_received(true);
   compute(regions_.update);
   advance();
 }
@@ -224,16 +312,26 @@ template <typename T>
 void WaveSolver<T>::restore(int steps_done, const std::function<void(Field<T>& current, Field<T>& previous)>& load) {
   load(prev_, next_);
   steps_done_ = steps_done;
+  if (!folded_) return;
+  folded_->prev.copy_from(prev_, prev_.with_halo());
+  folded_->next.copy_from(next_, next_.with_halo());
+  plain_behind_ = false;
 }
 
 template <typename T>
 std::vector<PageHistogram> WaveSolver<T>::page_histograms() const {
+  if (folded_) {
+    const auto pages = [](const FoldedField<T>& f) { return locate_pages(f.data(), f.allocated_bytes()); };
+    return {pages(folded_->prev), pages(folded_->next), pages(folded_->vel)};
+  }
   return {locate_field_pages(prev_), locate_field_pages(next_), locate_field_pages(vel_)};
 }
 
 template <typename T>
 std::size_t WaveSolver<T>::field_bytes() const {
-  return prev_.allocated_bytes() + next_.allocated_bytes() + vel_.allocated_bytes();
+  std::size_t bytes = prev_.allocated_bytes() + next_.allocated_bytes() + vel_.allocated_bytes();
+  if (folded_) bytes += folded_->prev.allocated_bytes() + folded_->next.allocated_bytes() + folded_->vel.allocated_bytes();
+  return bytes;
 }
 
 template class WaveSolver<float>;

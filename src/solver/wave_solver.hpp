@@ -5,8 +5,15 @@
 // policy of the config (by default first-touched by the threads that compute them: the kernel's
 // sweeps of the configured halo mode, in its block order, or the temporal tiles when
 // blocking.steps > 1, which the caller sets only where temporal blocking applies).
+//
+// With the folded kernel (stencil.kernel = "folded") the time levels and the velocity live in the
+// folded layout (stencil/folded_field.hpp), where the kernel computes; prev, next and vel in the plain
+// layout then carry what the rest of the program reads and writes: the halo exchange (the owned cells
+// it sends copied out before it starts, the halo it fills copied in after) and whole fields (snapshots,
+// checkpoints, checks), copied out when asked for. Sweeps of several steps do not run on it.
 #include <array>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +22,7 @@
 #include "field/page_locations.hpp"
 #include "solver/temporal_sweep.hpp"
 #include "solver/update_regions.hpp"
+#include "stencil/folded_field.hpp"
 #include "stencil/kernel.hpp"
 #include "verify/exact_mode.hpp"
 
@@ -52,6 +60,13 @@ class WaveSolver {
   // One time level in parts, for callers that overlap the halo exchange with computing:
   // the field whose halo must be current before compute() reads near it,
   Field<T>& halo_field() { return prev_; }
+  // the same for an exchange about to start: with folded levels, the owned cells it sends (a radius
+  // deep along the faces with neighbours) are first copied into it from the current folded level,
+  Field<T>& halo_field_to_send();
+  // and, once the exchange has filled its halo along the axes in flight (in_flight true) or the others
+  // (false: complete when the exchange starts), that halo copied into the current folded level
+  // (nothing without folded levels),
+  void halo_received(bool in_flight);
   // the kernel on part of the update region (see Kernel::update for between_blocks),
   void compute(const Box& region, const std::function<void()>* between_blocks = nullptr);
   // and the end of the step once the whole update region is computed: source term, swap.
@@ -105,9 +120,15 @@ class WaveSolver {
   void restore(int steps_done, const std::function<void(Field<T>& current, Field<T>& previous)>& load);
 
   int steps_done() const { return steps_done_; }
-  const Field<T>& current() const { return prev_; }  // u at time level steps_done()
-  const Field<T>& previous() const { return next_; }  // u at time level steps_done() - 1
+  // u at time level steps_done() and steps_done() - 1, the owned points current (copied out of the
+  // folded levels first where those are newer).
+  const Field<T>& current();
+  const Field<T>& previous();
   const Field<T>& velocity() const { return vel_; }
+  // Whether every value of the current level in `box` (within the owned points) is finite, read where
+  // the level lives (no copy).
+  bool current_is_finite(const Box& box) const;
+  bool folded() const { return folded_.has_value(); }
   const Kernel<T>& kernel() const { return kernel_; }
   // The kernel's time on each level of the sweeps so far, summed over the threads (sweep_level_times.hpp).
   const SweepLevelTimes& level_times() const { return level_times_; }
@@ -130,12 +151,22 @@ class WaveSolver {
   }
   std::function<void(Field<T>&, const Box&, int)> source_term() const;
 
+  // The folded levels' faces with neighbours: the owned slabs sent (ghost false) or the ghost slabs
+  // filled (true) along `axes`, a radius deep.
+  std::vector<Box> halo_slabs(const std::array<bool, 3>& axes, bool ghost) const;
+  void copy_out_of_folded();
+
   const RunConfig& config_;
   UpdateRegions regions_;
   FaceFlags halo_faces_;
   FaceFlags faces_in_flight_;  // the halo faces on the axes whose halo may be in flight
   Field<T> prev_, next_, vel_;
   Kernel<T> kernel_;
+  struct FoldedLevels {
+    FoldedField<T> prev, next, vel;
+  };
+  std::optional<FoldedLevels> folded_;  // with the folded kernel: the state (see the top)
+  bool plain_behind_ = false;  // the folded levels are newer than the owned points of prev_ and next_
   int steps_done_ = 0;
   SweepLevelTimes level_times_;
   std::vector<std::string> placement_notices_;

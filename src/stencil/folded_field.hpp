@@ -15,11 +15,14 @@
 // the field's first held point. The held box is the owned box grown by the halo along x and by whole
 // folds along y and z: ceil(halo / F) folds, plus one more on each side, so that the lanes of a fold
 // the region only partly covers read held points too (their results are never stored).
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
 #include "field/aligned_buffer.hpp"
 #include "field/field.hpp"
+#include "field/first_touch.hpp"
 #include "geometry/box.hpp"
 
 namespace wave3d {
@@ -41,7 +44,8 @@ class FoldedField {
  public:
   static constexpr int kFoldY = Fold<T>::y, kFoldZ = Fold<T>::z, kLanes = kFoldY * kFoldZ;
 
-  FoldedField(const Box& owned, int halo)
+  // Allocates without writing: first_touch() (or the kernel's first writes) place the pages.
+  FoldedField(const Box& owned, int halo, bool huge_pages = false)
       : owned_(owned),
         halo_(halo),
         folds_y_(folds_beyond(halo, kFoldY)),
@@ -50,13 +54,20 @@ class FoldedField {
         nx_(owned.extent(0) + 2 * halo),
         ny_(ceil_div(owned.extent(1), kFoldY) + 2 * folds_y_),
         nz_(ceil_div(owned.extent(2), kFoldZ) + 2 * folds_z_),
-        buffer_(static_cast<std::size_t>(nx_ * ny_ * nz_ * kLanes) * sizeof(T)) {
-    // First touch by the threads that compute each z fold (folded_kernel.cpp shares them out alike).
+        buffer_(static_cast<std::size_t>(nx_ * ny_ * nz_ * kLanes) * sizeof(T), huge_pages) {}
+
+  // Writes zero into every element: with `first_touch`, each z fold by the thread the folded kernel
+  // gives it (a contiguous share of the folds per thread, folded_kernel.cpp), with `serial` all on
+  // the calling thread.
+  void first_touch(InitPolicy order) {
     const std::int64_t plane = fold_plane_stride();
     T* const v = values();
+    if (order == InitPolicy::serial) {
+      std::fill(v, v + nz_ * plane, T(0));
+      return;
+    }
 #pragma omp parallel for schedule(static)
-    for (std::int64_t k = 0; k < nz_; ++k)
-      for (std::int64_t i = 0; i < plane; ++i) v[k * plane + i] = T(0);
+    for (std::int64_t k = 0; k < nz_; ++k) std::fill(v + k * plane, v + (k + 1) * plane, T(0));
   }
 
   const Box& owned() const { return owned_; }
@@ -85,22 +96,37 @@ class FoldedField {
   T& at(std::int64_t x, std::int64_t y, std::int64_t z) { return values()[point_offset(x, y, z)]; }
   const T& at(std::int64_t x, std::int64_t y, std::int64_t z) const { return values()[point_offset(x, y, z)]; }
 
-  // The values of `box` (the points both hold) from a plain field, and back: row by row, each plain
-  // row of x going to one lane of consecutive vectors, the z folds shared out over the threads.
+  // The values of `box` (the points both hold) from a plain field, and back: each plain row of x
+  // going to one lane of consecutive vectors, the fold rows shared out over the threads.
   void copy_from(const Field<T>& field, const Box& box) {
-    for_rows(intersect(box, field.with_halo()), [&](const Index3& start, std::int64_t len) {
+    visit_rows(intersect(box, field.with_halo()), [&](const Index3& start, std::int64_t len) {
       const T* from = &field.at(start[0], start[1], start[2]);
       T* to = &at(start[0], start[1], start[2]);
       for (std::int64_t i = 0; i < len; ++i) to[i * kLanes] = from[i];
+      return true;
     });
   }
   void copy_to(Field<T>& field, const Box& box) const {
-    for_rows(intersect(box, field.with_halo()), [&](const Index3& start, std::int64_t len) {
+    visit_rows(intersect(box, field.with_halo()), [&](const Index3& start, std::int64_t len) {
       const T* from = &at(start[0], start[1], start[2]);
       T* to = &field.at(start[0], start[1], start[2]);
       for (std::int64_t i = 0; i < len; ++i) to[i] = from[i * kLanes];
+      return true;
     });
   }
+  // Whether every value of `box` (within the held points) is finite.
+  bool all_finite(const Box& box) const {
+    return visit_rows(box, [&](const Index3& start, std::int64_t len) {
+      const T* row = &at(start[0], start[1], start[2]);
+      bool finite = true;
+      for (std::int64_t i = 0; i < len; ++i) finite &= std::isfinite(row[i * kLanes]);
+      return finite;
+    });
+  }
+
+  // The allocation, for memory placement and page location.
+  void* data() const { return buffer_.data(); }
+  std::size_t allocated_bytes() const { return buffer_.bytes(); }
 
  private:
   T* values() const { return static_cast<T*>(buffer_.data()); }
@@ -114,14 +140,23 @@ class FoldedField {
     const std::int64_t dy = y - origin_[1], dz = z - origin_[2];
     return vector_offset(x, dy / kFoldY, dz / kFoldZ) + (dz % kFoldZ) * kFoldY + dy % kFoldY;
   }
-  // f(first point, length) for every row of x of `box` within the held points.
+  // f(first point, length) for every row of x of `box` within the held points, fold row by fold row
+  // (the lanes of one run of vectors together, so that each vector is written whole while in cache);
+  // whether every call returned true.
   template <typename F>
-  void for_rows(const Box& box, F&& f) const {
+  bool visit_rows(const Box& box, F&& f) const {
     const Box both = intersect(box, held());
-    if (both.empty()) return;
-#pragma omp parallel for schedule(static) collapse(2)
-    for (std::int64_t z = both.lo[2]; z < both.hi[2]; ++z)
-      for (std::int64_t y = both.lo[1]; y < both.hi[1]; ++y) f(Index3{both.lo[0], y, z}, both.extent(0));
+    if (both.empty()) return true;
+    const std::int64_t j0 = fold_y(both.lo[1]), j1 = fold_y(both.hi[1] - 1) + 1;
+    const std::int64_t k0 = fold_z(both.lo[2]), k1 = fold_z(both.hi[2] - 1) + 1;
+    bool all = true;
+#pragma omp parallel for schedule(static) collapse(2) reduction(&& : all)
+    for (std::int64_t k = k0; k < k1; ++k)
+      for (std::int64_t j = j0; j < j1; ++j)
+        for (std::int64_t z = std::max(first_z(k), both.lo[2]); z < std::min(first_z(k + 1), both.hi[2]); ++z)
+          for (std::int64_t y = std::max(first_y(j), both.lo[1]); y < std::min(first_y(j + 1), both.hi[1]); ++y)
+            all = f(Index3{both.lo[0], y, z}, both.extent(0)) && all;
+    return all;
   }
 
   Box owned_;
@@ -129,7 +164,7 @@ class FoldedField {
   std::int64_t folds_y_, folds_z_;
   Index3 origin_;  // the first held point
   std::int64_t nx_, ny_, nz_;  // held points along x, folds along y and z
-  AlignedBuffer buffer_;  // page-aligned, zeroed: the lanes beyond the owned box read zeros
+  AlignedBuffer buffer_;  // page-aligned, zero until written: the lanes beyond the owned box read zeros
 };
 
 }  // namespace wave3d

@@ -123,7 +123,8 @@ void update_fold_row(const FoldedField<T>& prev, FoldedField<T>& next, const Fol
 
 template <typename T, int R>
 void update_folded_radius(const FoldedField<T>& prev, FoldedField<T>& next, const FoldedField<T>& vel,
-                          const Box& region, const T* weights, FoldedBlocking blocking) {
+                          const Box& region, const T* weights, FoldedBlocking blocking,
+                          const std::function<void()>* between_blocks) {
   using V = FoldedVector<T>;
   typename V::reg c[R + 1];
   for (int k = 0; k <= R; ++k) c[k] = V::broadcast(weights[k]);
@@ -134,12 +135,15 @@ void update_folded_radius(const FoldedField<T>& prev, FoldedField<T>& next, cons
 #pragma omp parallel
   {
     const auto [first, end] = static_schedule_share(omp_get_thread_num(), k1 - k0, omp_get_num_threads());
+    const bool calls_hook = between_blocks != nullptr && omp_get_thread_num() == 0;
     for (std::int64_t kk = k0 + first; kk < k0 + end; kk += bz)
-      for (std::int64_t jj = j0; jj < j1; jj += by)
+      for (std::int64_t jj = j0; jj < j1; jj += by) {
         for (std::int64_t k = kk; k < std::min(kk + bz, k0 + end); ++k)
           for (std::int64_t j = jj; j < std::min(jj + by, j1); ++j)
             update_fold_row<T, R>(prev, next, vel, region.lo[0], region.hi[0], j, k, lanes_in(prev, region, j, k), c,
                                   shifts);
+        if (calls_hook) (*between_blocks)();
+      }
   }
 }
 
@@ -149,11 +153,12 @@ bool folded_kernel_built() { return true; }
 
 template <typename T>
 void update_folded(const FoldedField<T>& prev, FoldedField<T>& next, const FoldedField<T>& vel, const Box& region,
-                   const T* weights, int radius, FoldedBlocking blocking) {
+                   const T* weights, int radius, FoldedBlocking blocking,
+                   const std::function<void()>* between_blocks) {
   if (region.empty()) return;
   if (prev.halo() < radius || !(prev.held() == next.held()) || !(prev.held() == vel.held()))
     throw std::logic_error("update_folded: the fields must share one shape with a halo of at least the radius");
-  dispatch_radius(radius, [&]<int R>() { update_folded_radius<T, R>(prev, next, vel, region, weights, blocking); });
+  dispatch_radius(radius, [&]<int R>() { update_folded_radius<T, R>(prev, next, vel, region, weights, blocking, between_blocks); });
 }
 
 #else
@@ -162,15 +167,26 @@ bool folded_kernel_built() { return false; }
 
 template <typename T>
 void update_folded(const FoldedField<T>&, FoldedField<T>&, const FoldedField<T>&, const Box&, const T*, int,
-                   FoldedBlocking) {
+                   FoldedBlocking, const std::function<void()>*) {
   throw std::logic_error("update_folded: this build has no AVX-512");
 }
 
 #endif
 
+template <typename T>
+FoldedBlocking folded_blocking_for(const Index3& size, const Index3& extent) {
+  const Blocking points{size};
+  const auto folds = [](std::int64_t n, int fold) { return std::max<std::int64_t>(1, (n + fold - 1) / fold); };
+  return {folds(points.effective(1, extent[1]), Fold<T>::y), folds(points.effective(2, extent[2]), Fold<T>::z)};
+}
+
+template FoldedBlocking folded_blocking_for<float>(const Index3&, const Index3&);
+template FoldedBlocking folded_blocking_for<double>(const Index3&, const Index3&);
 template void update_folded<float>(const FoldedField<float>&, FoldedField<float>&, const FoldedField<float>&,
-                                   const Box&, const float*, int, FoldedBlocking);
+                                   const Box&, const float*, int, FoldedBlocking,
+                                   const std::function<void()>*);
 template void update_folded<double>(const FoldedField<double>&, FoldedField<double>&, const FoldedField<double>&,
-                                    const Box&, const double*, int, FoldedBlocking);
+                                    const Box&, const double*, int, FoldedBlocking,
+                                    const std::function<void()>*);
 
 }  // namespace wave3d

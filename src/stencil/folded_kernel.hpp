@@ -10,8 +10,10 @@
 // takes each lane's row k away; likewise along z. Folds that the region covers only in part compute
 // every lane and store the region's lanes alone.
 #include <cstdint>
+#include <functional>
 
 #include "geometry/box.hpp"
+#include "stencil/blocking.hpp"
 #include "stencil/folded_field.hpp"
 
 namespace wave3d {
@@ -30,9 +32,16 @@ struct FoldedBlocking {
 // share one shape) from prev, whose values must be current `radius` points around the region, into
 // next, with vel; weights c[0..radius] as Kernel holds them (c[0] already times 3), radius 1, 2, 4 or
 // 8. Bitwise equal to Kernel::update_reference on the same values. Runs on a new OpenMP team, each
-// thread a contiguous share of the region's z folds.
+// thread a contiguous share of the region's z folds. between_blocks, if given, is called by OpenMP
+// thread 0 after each of its blocks (as Kernel::update's).
 template <typename T>
 void update_folded(const FoldedField<T>& prev, FoldedField<T>& next, const FoldedField<T>& vel, const Box& region,
-                   const T* weights, int radius, FoldedBlocking blocking = {});
+                   const T* weights, int radius, FoldedBlocking blocking = {},
+                   const std::function<void()>* between_blocks = nullptr);
+
+// The folded blocking that covers at least `blocking`'s y and z sizes (in points; 0 = the whole
+// extent, here `extent`) in whole folds: how a run's blocking.size reaches the folded kernel.
+template <typename T>
+FoldedBlocking folded_blocking_for(const Index3& size, const Index3& extent);
 
 }  // namespace wave3d

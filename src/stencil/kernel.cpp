@@ -10,6 +10,7 @@
 #include "stencil/block_loop.hpp"
 #include "stencil/coefficients.hpp"
 #include "stencil/column_rows.hpp"
+#include "stencil/folded_kernel.hpp"
 #include "stencil/jammed_rows.hpp"
 #include "stencil/radius_dispatch.hpp"
 #include "stencil/simd.hpp"
@@ -157,6 +158,7 @@ std::string_view to_string(KernelVariant variant) {
     case KernelVariant::blocked: return "blocked";
     case KernelVariant::jammed: return "jammed";
     case KernelVariant::columns: return "columns";
+    case KernelVariant::folded: return "folded";
   }
   return "unknown";
 }
@@ -198,6 +200,7 @@ template <typename T>
 void Kernel<T>::update(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& region,
                        const std::function<void()>* between_blocks) const {
   if (variant_ == KernelVariant::reference) return update_reference(prev, next, vel, region);
+  if (variant_ == KernelVariant::folded) throw std::logic_error("kernel: the folded variant computes on folded fields");
   check_layout(prev, next, vel, region, radius_);
   dispatch_radius(radius_, [&]<int R>() {
     if (variant_ == KernelVariant::jammed)
@@ -207,6 +210,16 @@ void Kernel<T>::update(const Field<T>& prev, Field<T>& next, const Field<T>& vel
     else
       update_blocked<T, R, KernelVariant::blocked>(prev, next, vel, weights_.data(), region, blocking_, between_blocks);
   });
+}
+
+template <typename T>
+void Kernel<T>::update(const FoldedField<T>& prev, FoldedField<T>& next, const FoldedField<T>& vel, const Box& region,
+                       const std::function<void()>* between_blocks) const {
+  if (variant_ != KernelVariant::folded)
+    throw std::logic_error(std::string("kernel: the ") + std::string(to_string(variant_)) +
+                           " variant computes on plain fields");
+  const FoldedBlocking folds = folded_blocking_for<T>(blocking_.size, {region.extent(0), region.extent(1), region.extent(2)});
+  update_folded(prev, next, vel, region, weights_.data(), radius_, folds, between_blocks);
 }
 
 template <typename T>
@@ -220,6 +233,7 @@ void Kernel<T>::update_on_this_thread(const Field<T>& prev, Field<T>& next, cons
       case KernelVariant::blocked: return update_box<T, R, KernelVariant::blocked>(prev, next, vel, c, box, ahead);
       case KernelVariant::jammed: return update_box<T, R, KernelVariant::jammed>(prev, next, vel, c, box, ahead);
       case KernelVariant::columns: return update_box<T, R, KernelVariant::columns>(prev, next, vel, c, box, ahead);
+      case KernelVariant::folded: throw std::logic_error("kernel: the folded variant computes on folded fields");
     }
   });
 }

@@ -4,15 +4,17 @@
 //   next = 2 prev - next + vel * lap(prev)        (then the caller swaps prev and next)
 //
 // vel holds v^2 dt^2 / h^2, so the Laplacian weights are the plain second-derivative weights.
-// Four implementations with the same floating-point operations in the same order, hence bitwise
+// Five implementations with the same floating-point operations in the same order, hence bitwise
 // equal results: a plain triple loop kept as the reference, the cache-blocked OpenMP kernel with
 // compiler-vectorised rows, the same blocks with explicit vectors and register reuse across rows,
-// and the same blocks swept as columns along z with the z neighbours in registers.
+// the same blocks swept as columns along z with the z neighbours in registers, and vectors folded
+// over y and z on fields stored in that layout (FoldedField).
 #include <functional>
 #include <string_view>
 #include <vector>
 
 #include "field/field.hpp"
+#include "stencil/folded_field.hpp"
 #include "geometry/box.hpp"
 #include "stencil/blocking.hpp"
 
@@ -24,8 +26,10 @@ enum class KernelVariant {
   blocked,    // cache blocks over the OpenMP threads, rows vectorised by the compiler
   jammed,     // the same blocks, groups of rows with their y neighbours reused in registers (jammed_rows.hpp)
   columns,    // the same blocks, columns along z with their z neighbours in registers (column_rows.hpp)
+  folded,     // vectors folded over y and z, on fields in that layout (folded_kernel.hpp; AVX-512 builds)
 };
-std::string_view to_string(KernelVariant variant);  // "reference", "blocked", "jammed", "columns"
+// "reference", "blocked", "jammed", "columns", "folded"
+std::string_view to_string(KernelVariant variant);
 
 // Whether the z-column kernel's window of 2R + 1 vectors fits this build's vector registers with
 // room for the sums (AVX-512's 32 registers at every radius; AVX2's 16 at R = 1 and 2).
@@ -67,12 +71,17 @@ class Kernel {
   // current. between_blocks, if given, is called by OpenMP thread 0 after each of its blocks (a hook for
   // work that must interleave with computing, such as driving communication); the reference variant
   // has no blocks and never calls it.
+  // The folded variant computes on folded fields only (the overload below) and throws here.
   void update(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& region,
+              const std::function<void()>* between_blocks = nullptr) const;
+  // The folded variant (the others throw): the blocking's y and z sizes in whole folds
+  // (folded_blocking_for), x whole.
+  void update(const FoldedField<T>& prev, FoldedField<T>& next, const FoldedField<T>& vel, const Box& region,
               const std::function<void()>* between_blocks = nullptr) const;
   void update_reference(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& region) const;
   // The points of `box` with the kernel's variant on the calling thread, without checking the
   // layout (the caller checks once with check_fields): for schedules of their own, such as
-  // temporal blocking, that cut the work finer than cache blocks.
+  // temporal blocking, that cut the work finer than cache blocks. Not the folded variant (it throws).
   void update_on_this_thread(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& box) const;
   // Throws std::logic_error unless the fields share one layout with a halo of at least R and
   // `region` lies inside their owned box.

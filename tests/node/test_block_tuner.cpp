@@ -21,6 +21,7 @@
 #include "solver/wave_solver.hpp"
 #include "stencil/block_loop.hpp"
 #include "stencil/coefficients.hpp"
+#include "stencil/folded_kernel.hpp"
 
 namespace wave3d {
 namespace {
@@ -336,16 +337,17 @@ TEST(BlockTuner, NothingToTuneMeasuresNothing) {
   EXPECT_EQ(out.blocking.size, c.blocking.size);
 }
 
-TEST(BlockTuner, AutoKernelMeasuresTheColumnsAndTheRowsWhereBothRun) {
+TEST(BlockTuner, AutoKernelMeasuresEveryKernelThatRunsHere) {
   for (int r : kSupportedRadii) {
     const std::vector<KernelVariant> candidates = kernel_candidates(KernelChoice::automatic, r);
     ASSERT_FALSE(candidates.empty());
     EXPECT_EQ(candidates.front(), kernel_variant(KernelChoice::automatic, r)) << "R = " << r;  // the rule's first
-    if (column_window_fits_registers(r)) {
-      EXPECT_EQ(std::set<KernelVariant>(candidates.begin(), candidates.end()),
-                (std::set<KernelVariant>{KernelVariant::columns, KernelVariant::blocked}));
-    } else {
-      EXPECT_EQ(candidates, std::vector<KernelVariant>{KernelVariant::blocked});
+    std::set<KernelVariant> expected{KernelVariant::blocked};
+    if (column_window_fits_registers(r)) expected.insert(KernelVariant::columns);
+    if (folded_kernel_built()) expected.insert(KernelVariant::folded);  // measured last, where built
+    EXPECT_EQ(std::set<KernelVariant>(candidates.begin(), candidates.end()), expected) << "R = " << r;
+    if (folded_kernel_built()) {
+      EXPECT_EQ(candidates.back(), KernelVariant::folded);
     }
     // A kernel asked for by name is the only one measured.
     EXPECT_EQ(kernel_candidates(KernelChoice::jammed, r), std::vector<KernelVariant>{KernelVariant::jammed});
@@ -362,15 +364,54 @@ TEST(BlockTuner, ChoosesTheKernelOfTheFastestCandidate) {
   budget.floor_seconds = budget.cap_seconds = 5.0;
   const TuningOutcome out = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget, same_time);
   const std::vector<KernelVariant> kernels = kernel_candidates(c.kernel, c.grid.radius);
-  ASSERT_EQ(kernels.size(), 2u);
-  ASSERT_GT(out.measured.size(), 2u);
-  EXPECT_EQ(out.measured[0].variant, kernels[0]);
-  EXPECT_EQ(out.measured[1].variant, kernels[1]);
-  EXPECT_EQ(out.measured[1].blocking.size, c.blocking.size);  // each kernel starts with the configured block
+  ASSERT_EQ(kernels.size(), folded_kernel_built() ? 3u : 2u);
+  ASSERT_GT(out.measured.size(), kernels.size());
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    EXPECT_EQ(out.measured[k].variant, kernels[k]);
+    EXPECT_EQ(out.measured[k].blocking.size, c.blocking.size);  // each kernel starts with the configured block
+  }
   std::map<CandidateKey, std::vector<double>> rates;
   for (const TuningMeasurement& m : out.measured) rates[candidate_key(m.variant, m.blocking)].push_back(m.mpoints_per_second);
   const double chosen = median_of(rates.at(candidate_key(out.variant, out.blocking)));
   for (const auto& [key, r] : rates) EXPECT_LE(median_of(r), chosen);
+}
+
+// The folded kernel sweeps one step at a time: a search of T measures it at T = 1 only (the taller
+// tiles of several steps grow from the best other kernel), a search of the sizes for given steps
+// above 1 leaves it out, and asked for by name with steps the run cannot sweep it measures one step.
+TEST(BlockTuner, MeasuresTheFoldedKernelOneStepPerSweep) {
+  if (!folded_kernel_built()) GTEST_SKIP() << "this build has no AVX-512";
+  omp_set_num_threads(1);
+  RunConfig c = small_config();
+  TuningBudget budget;
+  budget.floor_seconds = budget.cap_seconds = 100.0;  // never spent
+  const auto fixed_time = [](double) { return 0.01; };
+  const TuningOutcome searched = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, true, 4, budget, fixed_time);
+  bool folded_measured = false, several_steps_measured = false;
+  for (const TuningMeasurement& m : searched.measured) {
+    if (m.variant == KernelVariant::folded) {
+      folded_measured = true;
+      EXPECT_EQ(m.blocking.steps, 1);
+    }
+    several_steps_measured = several_steps_measured || m.blocking.steps > 1;
+  }
+  EXPECT_TRUE(folded_measured);
+  EXPECT_TRUE(several_steps_measured);
+
+  c.blocking.steps = 3;
+  const TuningOutcome given_steps = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 4, budget, fixed_time);
+  for (const TuningMeasurement& m : given_steps.measured) {
+    EXPECT_NE(m.variant, KernelVariant::folded);
+    EXPECT_EQ(m.blocking.steps, 3);
+  }
+
+  c.kernel = KernelChoice::folded;
+  const TuningOutcome named = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget, fixed_time);
+  ASSERT_FALSE(named.measured.empty());
+  for (const TuningMeasurement& m : named.measured) {
+    EXPECT_EQ(m.variant, KernelVariant::folded);
+    EXPECT_EQ(m.blocking.steps, 1);
+  }
 }
 
 // Deep halos are cost, not progress: with the same times, a sweep of T steps on a subdomain whose
