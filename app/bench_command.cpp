@@ -1,6 +1,7 @@
 #include "app/bench_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <omp.h>
 
 #include <chrono>
@@ -314,9 +315,12 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
             : fmt::format("{} x {} x {}", blocks.size[0], blocks.size[1], blocks.size[2]);
     const std::vector<KernelVariant> kernels =
         kernel_candidates(settings.stencil.kernel, settings.stencil.grid.radius, settings.stencil.tune.size);
+    std::vector<std::string_view> kernel_names;
+    for (KernelVariant v : kernels) kernel_names.push_back(to_string(v));
     const std::string kernel_text =
-        kernels.size() > 1 ? fmt::format("chosen by the block tuner for each case between {} and {} (under its row)",
-                                         to_string(kernels[0]), to_string(kernels[1]))
+        kernels.size() > 1 ? fmt::format("chosen by the block tuner for each case among {} (under its row; the folded "
+                                         "vectors at one time step per sweep only)",
+                                         fmt::join(kernel_names, ", "))
                            : std::string(to_string(kernels[0]));
     fmt::print("  kernel {} (stencil.kernel = {}, vectors: {}), blocks {}, time steps per sweep {}, {} B per "
                "point moved at best (read prev, vel, next; write next)\n",

@@ -16,7 +16,6 @@
 // folds along y and z: ceil(halo / F) folds, plus one more on each side, so that the lanes of a fold
 // the region only partly covers read held points too (their results are never stored).
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -96,33 +95,15 @@ class FoldedField {
   T& at(std::int64_t x, std::int64_t y, std::int64_t z) { return values()[point_offset(x, y, z)]; }
   const T& at(std::int64_t x, std::int64_t y, std::int64_t z) const { return values()[point_offset(x, y, z)]; }
 
-  // The values of `box` (the points both hold) from a plain field, and back: each plain row of x
-  // going to one lane of consecutive vectors, the fold rows shared out over the threads.
-  void copy_from(const Field<T>& field, const Box& box) {
-    visit_rows(intersect(box, field.with_halo()), [&](const Index3& start, std::int64_t len) {
-      const T* from = &field.at(start[0], start[1], start[2]);
-      T* to = &at(start[0], start[1], start[2]);
-      for (std::int64_t i = 0; i < len; ++i) to[i * kLanes] = from[i];
-      return true;
-    });
-  }
-  void copy_to(Field<T>& field, const Box& box) const {
-    visit_rows(intersect(box, field.with_halo()), [&](const Index3& start, std::int64_t len) {
-      const T* from = &at(start[0], start[1], start[2]);
-      T* to = &field.at(start[0], start[1], start[2]);
-      for (std::int64_t i = 0; i < len; ++i) to[i] = from[i * kLanes];
-      return true;
-    });
-  }
-  // Whether every value of `box` (within the held points) is finite.
-  bool all_finite(const Box& box) const {
-    return visit_rows(box, [&](const Index3& start, std::int64_t len) {
-      const T* row = &at(start[0], start[1], start[2]);
-      bool finite = true;
-      for (std::int64_t i = 0; i < len; ++i) finite &= std::isfinite(row[i * kLanes]);
-      return finite;
-    });
-  }
+  // The values of `box` (the points both hold) from a plain field, and back: fold row by fold row,
+  // shared out over the threads, each vector gathered from (scattered to) its rows of the plain
+  // field, the lanes outside `box` left as they were (folded_field.cpp).
+  void copy_from(const Field<T>& field, const Box& box);
+  void copy_to(Field<T>& field, const Box& box) const;
+  // Whether every value of the folds holding `box` is finite. The lanes of those folds beyond `box`
+  // hold zeros or halo copies of values a neighbour holds: a value that is not finite there is one
+  // on the neighbour too, so over all ranks the answer is the same as of the points alone.
+  bool all_finite(const Box& box) const;
 
   // The allocation, for memory placement and page location.
   void* data() const { return buffer_.data(); }
@@ -140,25 +121,6 @@ class FoldedField {
     const std::int64_t dy = y - origin_[1], dz = z - origin_[2];
     return vector_offset(x, dy / kFoldY, dz / kFoldZ) + (dz % kFoldZ) * kFoldY + dy % kFoldY;
   }
-  // f(first point, length) for every row of x of `box` within the held points, fold row by fold row
-  // (the lanes of one run of vectors together, so that each vector is written whole while in cache);
-  // whether every call returned true.
-  template <typename F>
-  bool visit_rows(const Box& box, F&& f) const {
-    const Box both = intersect(box, held());
-    if (both.empty()) return true;
-    const std::int64_t j0 = fold_y(both.lo[1]), j1 = fold_y(both.hi[1] - 1) + 1;
-    const std::int64_t k0 = fold_z(both.lo[2]), k1 = fold_z(both.hi[2] - 1) + 1;
-    bool all = true;
-#pragma omp parallel for schedule(static) collapse(2) reduction(&& : all)
-    for (std::int64_t k = k0; k < k1; ++k)
-      for (std::int64_t j = j0; j < j1; ++j)
-        for (std::int64_t z = std::max(first_z(k), both.lo[2]); z < std::min(first_z(k + 1), both.hi[2]); ++z)
-          for (std::int64_t y = std::max(first_y(j), both.lo[1]); y < std::min(first_y(j + 1), both.hi[1]); ++y)
-            all = f(Index3{both.lo[0], y, z}, both.extent(0)) && all;
-    return all;
-  }
-
   Box owned_;
   int halo_;
   std::int64_t folds_y_, folds_z_;
@@ -166,5 +128,8 @@ class FoldedField {
   std::int64_t nx_, ny_, nz_;  // held points along x, folds along y and z
   AlignedBuffer buffer_;  // page-aligned, zero until written: the lanes beyond the owned box read zeros
 };
+
+extern template class FoldedField<float>;
+extern template class FoldedField<double>;
 
 }  // namespace wave3d

@@ -1,4 +1,5 @@
-target_sources(wave3d_node PRIVATE stencil/coefficients.cpp stencil/kernel.cpp stencil/folded_kernel.cpp)
+target_sources(wave3d_node PRIVATE stencil/coefficients.cpp stencil/kernel.cpp stencil/folded_kernel.cpp
+                                   stencil/folded_field.cpp)
 
 # GCC vectorises with 128-bit vectors on some cores that have 256-bit ones (AMD Zen 1 and 2), for
 # fear of the split 256-bit operations; the blocked kernel's rows measured 10-15 % faster with

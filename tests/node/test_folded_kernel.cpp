@@ -3,6 +3,9 @@
 // cover folds in part, at every radius in both precisions.
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <vector>
+
 #include "stencil/coefficients.hpp"
 #include "stencil/folded_field.hpp"
 #include "stencil/folded_kernel.hpp"
@@ -38,6 +41,69 @@ TEST(FoldedField, ValuesSurviveTheTripIntoTheFoldedLayoutAndBack) {
   for (int halo : {1, 2, 4, 8, 16}) {
     check_round_trip<float>(halo);
     check_round_trip<double>(halo);
+  }
+}
+
+// Copies of part of the points (the slabs a halo exchange sends and fills, off the folds' edges)
+// move those points alone, both ways.
+template <typename T>
+void check_partial_copies(int halo) {
+  const Box owned{{5, 11, 3}, {42, 30, 16}};
+  Field<T> source(owned, halo), before(owned, halo), out(owned, halo);
+  fill_random(source, 3);
+  fill_random(before, 4);
+  FoldedField<T> folded(owned, halo);
+  const std::vector<Box> slabs{{{5, 11, 3}, {5 + halo, 30, 16}},          // x face, owned side
+                               {{5, 11 - halo, 3}, {42, 11, 16}},         // y face, ghost side
+                               {{5, 13, 16}, {42, 29, 16 + halo}},        // z face, ghost side, rows off the folds
+                               {{7, 12, 5}, {40, 27, 14}}};               // an inside box
+  for (const Box& slab : slabs) {
+    folded.copy_from(before, before.with_halo());
+    folded.copy_from(source, slab);
+    fill_random(out, 5);
+    folded.copy_to(out, out.with_halo());
+    const Box all = before.with_halo();
+    bool right = true;
+    for (std::int64_t z = all.lo[2]; z < all.hi[2]; ++z)
+      for (std::int64_t y = all.lo[1]; y < all.hi[1]; ++y)
+        for (std::int64_t x = all.lo[0]; x < all.hi[0]; ++x) {
+          const T want = slab.contains({x, y, z}) ? source.at(x, y, z) : before.at(x, y, z);
+          right = right && out.at(x, y, z) == want;
+        }
+    EXPECT_TRUE(right) << "copy_from, halo " << halo << ", slab " << slab.lo[0] << "," << slab.lo[1] << "," << slab.lo[2];
+    // And back: only the slab's points of the plain field change.
+    fill_random(out, 6);
+    Field<T> expected(owned, halo);
+    fill_random(expected, 6);
+    folded.copy_to(out, slab);
+    for (std::int64_t z = slab.lo[2]; z < slab.hi[2]; ++z)
+      for (std::int64_t y = slab.lo[1]; y < slab.hi[1]; ++y)
+        for (std::int64_t x = slab.lo[0]; x < slab.hi[0]; ++x) expected.at(x, y, z) = source.at(x, y, z);
+    EXPECT_TRUE(bitwise_equal(out, expected)) << "copy_to, halo " << halo;
+  }
+}
+
+TEST(FoldedField, CopiesOfPartOfThePointsMoveThoseAlone) {
+  for (int halo : {1, 4, 8}) {
+    check_partial_copies<float>(halo);
+    check_partial_copies<double>(halo);
+  }
+}
+
+TEST(FoldedField, FindsAValueThatIsNotFinite) {
+  const Box owned{{0, 0, 0}, {21, 13, 10}};
+  Field<float> plain(owned, 4);
+  fill_random(plain, 8);
+  FoldedField<float> folded(owned, 4);
+  folded.copy_from(plain, plain.with_halo());
+  EXPECT_TRUE(folded.all_finite(owned));
+  for (const float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    folded.at(20, 6, 9) = bad;
+    EXPECT_FALSE(folded.all_finite(owned));
+    EXPECT_FALSE(folded.all_finite(Box{{20, 4, 8}, {21, 8, 10}}));
+    EXPECT_TRUE(folded.all_finite(Box{{0, 0, 0}, {20, 13, 10}}));  // another x
+    EXPECT_TRUE(folded.all_finite(Box{{0, 0, 0}, {21, 13, 4}}));    // other z folds
+    folded.at(20, 6, 9) = 1.0f;
   }
 }
 
