@@ -327,6 +327,8 @@ TunedBlocking tune_for_run(const RunConfig& config, MPI_Comm comm, const Box& ow
   // A cached search cut short by its budget answers no search longer than it (CachedTuning::answers):
   // a short first run's choice of one or two candidates must not stand for the longer runs after it.
   std::optional<CachedTuning> cached = measure_anyway ? std::nullopt : cached_on_all(comm, file, key);
+  // A folded choice kept where memory allowed it is no answer where it does not.
+  if (cached && cached->variant == KernelVariant::folded && !config.tune.folded_fits) cached.reset();
   if (cached) {
     const double wanted = sized.seconds_for(cached->mpoints_per_second.value_or(0.0));
     if (!cached->answers(wanted)) {

@@ -53,8 +53,16 @@ mpi::Decomposition decompose_for_job(const RunConfig& config, int ranks, int ran
   const mpi::Decomposition d =
       mpi::decompose(config.grid.n, ranks, mpi::requested_dims(config.parallel.process_grid), config.grid.radius);
   if (const auto available = available_memory_bytes())
-    mpi::check_fits_in_memory(d, config.grid.radius, value_bytes(config), ranks_per_node, *available);
+    mpi::check_fits_in_memory(d, config.grid.radius, value_bytes(config), ranks_per_node, *available,
+                              fields_in_memory(config));
   return d;
+}
+
+int fields_in_memory(const RunConfig& config) { return config.kernel == KernelChoice::folded ? 6 : 3; }
+
+bool folded_levels_fit(const RunConfig& config, const mpi::Decomposition& d, int ranks_per_node) {
+  const auto available = available_memory_bytes();
+  return !available || mpi::field_bytes_per_node(d, config.grid.radius, value_bytes(config), ranks_per_node, 6) <= *available;
 }
 
 void require_thread_level_for(const RunConfig& config, MPI_Comm comm) {
@@ -78,7 +86,7 @@ Preflight check_run_can_start(const RunConfig& config, MPI_Comm comm, const JobS
   found.decomposition =
       mpi::collectively(comm, [&] { return decompose_for_job(config, job.ranks, job.ranks_per_node()); });
   found.field_bytes_per_node = mpi::field_bytes_per_node(found.decomposition, config.grid.radius, value_bytes(config),
-                                                         job.ranks_per_node());
+                                                         job.ranks_per_node(), fields_in_memory(config));
   found.available_bytes = available_memory_bytes();
   check_directories(config, comm);
   if (!config.restart.from.empty()) {

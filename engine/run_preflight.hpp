@@ -49,6 +49,14 @@ Preflight check_run_can_start(const RunConfig& config, MPI_Comm comm, const JobS
 // copies of the largest rank's fields exceed this node's available memory.
 mpi::Decomposition decompose_for_job(const RunConfig& config, int ranks, int ranks_per_node);
 
+// The fields a rank holds: prev, next and vel, and with stencil.kernel = "folded" their folded copies
+// beside them (the folded levels hold the state, the plain ones what the exchange and the output read).
+int fields_in_memory(const RunConfig& config);
+// Whether the folded copies fit beside the plain fields on this node too, for ranks_per_node copies of
+// the largest rank of `d` (true where the available memory is unknown): "auto" measures the folded
+// kernel only where they do.
+bool folded_levels_fit(const RunConfig& config, const mpi::Decomposition& d, int ranks_per_node);
+
 // Collective over comm. Throws mpi::CollectiveError on every rank unless the MPI library provides,
 // on every rank, the thread level the configuration needs (MPI_THREAD_MULTIPLE for
 // parallel.progress = "thread").

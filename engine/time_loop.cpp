@@ -143,6 +143,9 @@ void set_up(RankRun<T>& run, MPI_Comm comm, RunOutcome& out) {
   require_thread_level_for(config, comm);
   run.decomposition = mpi::collectively(
       comm, [&] { return decompose_for_job(config, mpi::size_of(comm), mpi::rank_on_node(comm).size); });
+  // Agreed on every rank: the tuner's candidates must be alike.
+  run.config.tune.folded_fits = mpi::allreduce_and(
+      comm, folded_levels_fit(config, run.decomposition, mpi::rank_on_node(comm).size));
   mpi::collectively(comm, [&] { fail_if_asked(config, rank, 0); });
   build_rank_grid(run.ranks, config, comm, run.decomposition);
   const mpi::CartesianComm& cart = *run.ranks.cart;

@@ -137,6 +137,9 @@ struct TuningRequest {
   // How long to measure: 0 = a few percent of the run (a run's start-up); > 0 = this many seconds,
   // whatever the run's length (wave3d tune --seconds, wave3d bench --tune-seconds).
   double seconds = 0;
+  // Not a setting: false where the run found that the folded kernel's levels would not fit in memory
+  // beside the plain fields, so that "auto" does not measure it.
+  bool folded_fits = true;
   bool any() const { return size || steps; }
 };
 

@@ -342,6 +342,8 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   // Where the run sweeps the given several steps at once, the folded kernel (one step per sweep) has no part.
   if (config.blocking.steps > 1 && !tune_steps && temporal_applies && variants.size() > 1)
     std::erase(variants, KernelVariant::folded);
+  // Nor where its levels would not fit in memory beside the plain fields.
+  if (!config.tune.folded_fits && variants.size() > 1) std::erase(variants, KernelVariant::folded);
   out.variant = variants.front();
   // The part of the budget the search of candidates may spend: the rest is the trial's, if one applies.
   const auto search_seconds = [&] { return out.budget_seconds * (trial_applies ? 1.0 - kTrialShare : 1.0); };

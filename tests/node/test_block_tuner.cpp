@@ -398,6 +398,12 @@ TEST(BlockTuner, MeasuresTheFoldedKernelOneStepPerSweep) {
   EXPECT_TRUE(folded_measured);
   EXPECT_TRUE(several_steps_measured);
 
+  // Where its levels would not fit in memory beside the plain fields, "auto" leaves it out.
+  RunConfig tight = c;
+  tight.tune.folded_fits = false;
+  const TuningOutcome without = tune_blocking<float>(tight, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget, fixed_time);
+  for (const TuningMeasurement& m : without.measured) EXPECT_NE(m.variant, KernelVariant::folded);
+
   c.blocking.steps = 3;
   const TuningOutcome given_steps = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 4, budget, fixed_time);
   for (const TuningMeasurement& m : given_steps.measured) {
