@@ -46,7 +46,8 @@ class WaveSolver {
   // the axes along which ghost cells may still be arriving while the interior is computed; the
   // interior (and the inside of an overlapped sweep) keeps away from those faces only. halo_faces:
   // the faces whose halo a neighbour fills, beyond which a sweep of several levels computes (see
-  // sweep()); with blocking.steps = T > 1 and any such face, the halo is T radii deep.
+  // sweep()); with blocking.steps = T > 1 and any such face, the halo is T radii deep. With the folded
+  // kernel they are also the faces whose cells go to and come from the exchange (halo_field_to_send).
   WaveSolver(const RunConfig& config, const Box& owned, std::array<bool, 3> halo_in_flight = {true, true, true},
              const FaceFlags& halo_faces = {});
 
@@ -128,7 +129,6 @@ class WaveSolver {
   // Whether every value of the current level in `box` (within the owned points) is finite, read where
   // the level lives (no copy).
   bool current_is_finite(const Box& box) const;
-  bool folded() const { return folded_.has_value(); }
   const Kernel<T>& kernel() const { return kernel_; }
   // The kernel's time on each level of the sweeps so far, summed over the threads (sweep_level_times.hpp).
   const SweepLevelTimes& level_times() const { return level_times_; }
