@@ -76,7 +76,7 @@ struct ScratchFields {
     if (!folded) {
       const auto level = [&] { return FoldedField<T>(owned, radius, huge_pages); };
       folded.emplace(Folded{level(), level(), level()});
-      for (FoldedField<T>* f : {&folded->prev, &folded->next, &folded->vel}) f->first_touch(InitPolicy::first_touch);
+      for (FoldedField<T>* f : {&folded->prev, &folded->next, &folded->vel}) f->first_touch(InitPolicy::first_touch, owned);
     }
     return *folded;
   }

@@ -101,9 +101,11 @@ WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<
   if (steps > 1) throw std::logic_error("WaveSolver: the folded kernel sweeps one time step at a time");
   const auto level = [&] { return FoldedField<T>(owned, prev_.halo(), config.memory.huge_pages); };
   folded_.emplace(FoldedLevels{level(), level(), level()});
+  // The kernel's first sweep of a step holds most of the points (the interior in overlap mode).
+  const Box computed = kernel_sweeps(regions_, config.parallel.halo).front();
   for (FoldedField<T>* f : {&folded_->prev, &folded_->next, &folded_->vel}) {
     place(f->data(), f->allocated_bytes());
-    f->first_touch(order);
+    f->first_touch(order, computed);
   }
   folded_->prev.copy_from(prev_, prev_.with_halo());
   folded_->next.copy_from(next_, next_.with_halo());

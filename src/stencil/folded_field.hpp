@@ -15,14 +15,18 @@
 // the field's first held point. The held box is the owned box grown by the halo along x and by whole
 // folds along y and z: ceil(halo / F) folds, plus one more on each side, so that the lanes of a fold
 // the region only partly covers read held points too (their results are never stored).
+#include <omp.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "field/aligned_buffer.hpp"
 #include "field/field.hpp"
 #include "field/first_touch.hpp"
 #include "geometry/box.hpp"
+#include "stencil/block_loop.hpp"
 
 namespace wave3d {
 
@@ -55,18 +59,34 @@ class FoldedField {
         nz_(ceil_div(owned.extent(2), kFoldZ) + 2 * folds_z_),
         buffer_(static_cast<std::size_t>(nx_ * ny_ * nz_ * kLanes) * sizeof(T), huge_pages) {}
 
-  // Writes zero into every element: with `first_touch`, each z fold by the thread the folded kernel
-  // gives it (a contiguous share of the folds per thread, folded_kernel.cpp), with `serial` all on
-  // the calling thread.
-  void first_touch(InitPolicy order) {
+  // Writes zero into every element: with `first_touch`, the z folds of `computed` (the region the
+  // kernel sweeps most of the points in) each by the thread the folded kernel gives it (a contiguous
+  // share of that region's z folds per thread, folded_kernel.cpp), the folds below them by the first
+  // thread and those above by the last (toucher_of_fold names which); with `serial` all on the
+  // calling thread.
+  void first_touch(InitPolicy order, const Box& computed) {
     const std::int64_t plane = fold_plane_stride();
     T* const v = values();
     if (order == InitPolicy::serial) {
       std::fill(v, v + nz_ * plane, T(0));
       return;
     }
-#pragma omp parallel for schedule(static)
-    for (std::int64_t k = 0; k < nz_; ++k) std::fill(v + k * plane, v + (k + 1) * plane, T(0));
+    const auto [k0, k1] = computed_folds(computed);
+#pragma omp parallel
+    {
+      const int thread = omp_get_thread_num(), threads = omp_get_num_threads();
+      const IterationShare share = static_schedule_share(thread, k1 - k0, threads);
+      const std::int64_t from = thread == 0 ? 0 : k0 + share.first;
+      const std::int64_t to = thread == threads - 1 ? nz_ : k0 + share.end;
+      if (from < to) std::fill(v + from * plane, v + to * plane, T(0));
+    }
+  }
+  // The thread of a team of `threads` that first_touch(first_touch, computed) has write z fold k.
+  int toucher_of_fold(std::int64_t k, const Box& computed, int threads) const {
+    const auto [k0, k1] = computed_folds(computed);
+    if (k < k0 || k1 == k0) return 0;
+    if (k >= k1) return threads - 1;
+    return static_schedule_thread(k - k0, k1 - k0, threads);
   }
 
   const Box& owned() const { return owned_; }
@@ -110,6 +130,12 @@ class FoldedField {
   std::size_t allocated_bytes() const { return buffer_.bytes(); }
 
  private:
+  // The z folds [first, end) that `computed` touches; all of them for an empty box.
+  std::pair<std::int64_t, std::int64_t> computed_folds(const Box& computed) const {
+    if (computed.empty()) return {0, nz_};
+    return {std::clamp<std::int64_t>(fold_z(computed.lo[2]), 0, nz_),
+            std::clamp<std::int64_t>(fold_z(computed.hi[2] - 1) + 1, 0, nz_)};
+  }
   T* values() const { return static_cast<T*>(buffer_.data()); }
   static std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
   static std::int64_t folds_beyond(int halo, int fold) { return ceil_div(halo, fold) + 1; }

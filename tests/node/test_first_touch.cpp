@@ -19,6 +19,7 @@
 #include "solver/update_regions.hpp"
 #include "solver/wave_solver.hpp"
 #include "stencil/block_loop.hpp"
+#include "stencil/folded_field.hpp"
 
 namespace wave3d {
 namespace {
@@ -117,6 +118,38 @@ TEST(FirstTouchReplay, PagesGoToTheThreadThatComputesThemAt2_16And44Threads) {
                     100 * new_share);
         EXPECT_GE(new_share, 0.95) << c.name << ", " << name(mode) << ", " << threads << " threads (owned-box first "
                                    << "touch gave " << 100 * old_share << " %)";
+      }
+    }
+  }
+}
+
+// The folded kernel's fields: each z fold first written by the thread that computes it in the
+// kernel's first sweep (the folded kernel shares each sweep's z folds out over the threads).
+TEST(FirstTouchReplay, FoldedPagesGoToTheThreadThatComputesThemAt2_16And44Threads) {
+  std::printf("folded fields: share of update-region points first touched by the thread that computes them\n");
+  std::vector<Case> cases = study_cases();
+  // Split along z, whose shells in overlap mode are slabs of a few folds with a schedule of their own.
+  const Grid zero_z{{448, 448, 896}, 1.0, Boundary::zero, 8};
+  cases.push_back({"zero 448x448x896, rank 1 of 1x1x2", zero_z, Box{{0, 0, 448}, {448, 448, 896}}, {false, false, true},
+                   Blocking{{0, 16, 64}}});
+  for (const Case& c : cases) {
+    const UpdateRegions regions = update_regions(c.grid, c.owned, c.in_flight);
+    const FoldedField<float> field(c.owned, c.grid.radius);
+    const auto computer = [&](const Box& sweep, std::int64_t z, int threads) {
+      const std::int64_t k0 = field.fold_z(sweep.lo[2]), k1 = field.fold_z(sweep.hi[2] - 1) + 1;
+      return static_schedule_thread(field.fold_z(z) - k0, k1 - k0, threads);
+    };
+    for (HaloMode mode : kModes) {
+      const std::vector<Box> sweeps = kernel_sweeps(regions, mode);
+      for (int threads : {2, 16, 44}) {
+        std::int64_t right = 0;
+        for (const Box& sweep : sweeps)
+          for (std::int64_t z = sweep.lo[2]; z < sweep.hi[2]; ++z)
+            if (field.toucher_of_fold(field.fold_z(z), sweeps.front(), threads) == computer(sweep, z, threads))
+              right += sweep.extent(0) * sweep.extent(1);
+        const double share = static_cast<double>(right) / static_cast<double>(regions.update.volume());
+        std::printf("%-40s %-8s %7d %7.1f%%\n", c.name.c_str(), name(mode), threads, 100 * share);
+        EXPECT_GE(share, 0.95) << c.name << ", " << name(mode) << ", " << threads << " threads";
       }
     }
   }
