@@ -1,9 +1,6 @@
 #include "stencil/folded_field.hpp"
 
-#include <cmath>
 #include <cstdint>
-#include <limits>
-#include <stdexcept>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -12,13 +9,13 @@
 namespace wave3d {
 namespace {
 
-// One fold row (j, k) of a box: the x range, and for each lane whether the box holds its row and the
-// element offset of that row's first point from `base`, the box's first row in the fold (the other
-// lanes' offsets stay 0, never read).
+// One fold row (j, k) of a box: for each lane whether the box holds its row, and the element offset in
+// the plain field of that row from the box's first row in the fold (the other lanes' offsets stay 0,
+// never read).
 struct FoldRowLanes {
   std::int64_t base_y = 0, base_z = 0;  // global y, z of the first row of the box in the fold
   std::uint32_t mask = 0;               // bit (zl * Fy + yl): the box holds that lane's row
-  std::int32_t offsets[16] = {};
+  std::int64_t offsets[16] = {};
 };
 
 template <typename T>
@@ -33,18 +30,9 @@ FoldRowLanes lanes_of(const FoldedField<T>& f, const Box& box, std::int64_t j, s
       const std::int64_t y = f.first_y(j) + yl, z = f.first_z(k) + zl;
       if (y < box.lo[1] || y >= box.hi[1] || z < box.lo[2] || z >= box.hi[2]) continue;
       lanes.mask |= 1u << (zl * Fy + yl);
-      lanes.offsets[zl * Fy + yl] =
-          static_cast<std::int32_t>((z - lanes.base_z) * plane_stride + (y - lanes.base_y) * row_stride);
+      lanes.offsets[zl * Fy + yl] = (z - lanes.base_z) * plane_stride + (y - lanes.base_y) * row_stride;
     }
   return lanes;
-}
-
-// The offsets are 32-bit: the rows of one fold must lie within 2^31 elements of each other.
-template <typename T>
-void check_offsets_fit(const Field<T>& field) {
-  const std::int64_t farthest = (FoldedField<T>::kFoldZ - 1) * field.plane_stride() + (FoldedField<T>::kFoldY - 1) * field.row_stride();
-  if (farthest > std::numeric_limits<std::int32_t>::max())
-    throw std::length_error("FoldedField: the planes of the plain field are too large for 32-bit offsets");
 }
 
 // f(j, k) for every fold row that `box` (within the held points) touches, shared out over the threads.
@@ -170,7 +158,6 @@ template <typename T>
 void FoldedField<T>::copy_from(const Field<T>& field, const Box& box) {
   const Box both = intersect(intersect(box, field.with_halo()), held());
   if (both.empty()) return;
-  check_offsets_fit(field);
   for_fold_rows(*this, both, [&](std::int64_t j, std::int64_t k) {
     const FoldRowLanes lanes = lanes_of(*this, both, j, k, field.row_stride(), field.plane_stride());
     if (lanes.mask == 0) return;
@@ -182,7 +169,6 @@ template <typename T>
 void FoldedField<T>::copy_to(Field<T>& field, const Box& box) const {
   const Box both = intersect(intersect(box, field.with_halo()), held());
   if (both.empty()) return;
-  check_offsets_fit(field);
   for_fold_rows(*this, both, [&](std::int64_t j, std::int64_t k) {
     const FoldRowLanes lanes = lanes_of(*this, both, j, k, field.row_stride(), field.plane_stride());
     if (lanes.mask == 0) return;
