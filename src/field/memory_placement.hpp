@@ -57,13 +57,6 @@ void check_placement(const MemoryPlacement& placement, hwloc_topology_t topology
   return place_memory(addr, bytes, placement, topology.get());
 }
 
-// place_memory() over the whole allocation of `field` (halo and padding included).
-template <typename T>
-[[nodiscard]] std::optional<std::string> place_field(Field<T>& field, const MemoryPlacement& placement,
-                                                     const HwlocTopology& topology) {
-  return place_memory(field.data(), field.allocated_bytes(), placement, topology.get());
-}
-
 // The NUMA node with the highest memory bandwidth for `cpus` if it is a different, faster node than
 // the best local DRAM node (HBM, MCDRAM); otherwise no node. `reason` says how the node was chosen or
 // why there is none. Bandwidth comes only from hwloc's memory attributes (MiB/s, from ACPI HMAT and

@@ -38,8 +38,8 @@ FoldRowLanes lanes_of(const FoldedField<T>& f, const Box& box, std::int64_t j, s
 // f(j, k) for every fold row that `box` (within the held points) touches, shared out over the threads.
 template <typename T, typename F>
 void for_fold_rows(const FoldedField<T>& folded, const Box& box, F&& f) {
-  const std::int64_t j0 = folded.fold_y(box.lo[1]), j1 = folded.fold_y(box.hi[1] - 1) + 1;
-  const std::int64_t k0 = folded.fold_z(box.lo[2]), k1 = folded.fold_z(box.hi[2] - 1) + 1;
+  const auto [j0, j1] = folded.folds_y_of(box);
+  const auto [k0, k1] = folded.folds_z_of(box);
 #pragma omp parallel for schedule(static) collapse(2)
   for (std::int64_t k = k0; k < k1; ++k)
     for (std::int64_t j = j0; j < j1; ++j) f(j, k);
@@ -182,8 +182,8 @@ template <typename T>
 bool FoldedField<T>::all_finite(const Box& box) const {
   const Box both = intersect(box, held());
   if (both.empty()) return true;
-  const std::int64_t j0 = fold_y(both.lo[1]), j1 = fold_y(both.hi[1] - 1) + 1;
-  const std::int64_t k0 = fold_z(both.lo[2]), k1 = fold_z(both.hi[2] - 1) + 1;
+  const auto [j0, j1] = folds_y_of(both);
+  const auto [k0, k1] = folds_z_of(both);
   const std::int64_t len = both.extent(0) * kLanes;
   bool finite = true;
 #pragma omp parallel for schedule(static) collapse(2) reduction(&& : finite)

@@ -20,7 +20,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <utility>
 
 #include "field/aligned_buffer.hpp"
 #include "field/field.hpp"
@@ -99,6 +98,12 @@ class FoldedField {
   // The fold (along y or z) holding global y or z; the first held point's fold is 0.
   std::int64_t fold_y(std::int64_t y) const { return (y - origin_[1]) / kFoldY; }
   std::int64_t fold_z(std::int64_t z) const { return (z - origin_[2]) / kFoldZ; }
+  // The folds [first, end) along y (z) that hold the rows (planes) of a non-empty `box`.
+  struct FoldRange {
+    std::int64_t first = 0, end = 0;
+  };
+  FoldRange folds_y_of(const Box& box) const { return {fold_y(box.lo[1]), fold_y(box.hi[1] - 1) + 1}; }
+  FoldRange folds_z_of(const Box& box) const { return {fold_z(box.lo[2]), fold_z(box.hi[2] - 1) + 1}; }
   // The first global y (z) of fold j (k).
   std::int64_t first_y(std::int64_t j) const { return origin_[1] + j * kFoldY; }
   std::int64_t first_z(std::int64_t k) const { return origin_[2] + k * kFoldZ; }
@@ -116,8 +121,8 @@ class FoldedField {
   const T& at(std::int64_t x, std::int64_t y, std::int64_t z) const { return values()[point_offset(x, y, z)]; }
 
   // The values of `box` (the points both hold) from a plain field, and back: fold row by fold row,
-  // shared out over the threads, each vector gathered from (scattered to) its rows of the plain
-  // field, the lanes outside `box` left as they were (folded_field.cpp).
+  // shared out over the threads, the vectors of a fold row moved from (to) its rows of the plain
+  // field in tiles transposed in registers, the lanes outside `box` left as they were (folded_field.cpp).
   void copy_from(const Field<T>& field, const Box& box);
   void copy_to(Field<T>& field, const Box& box) const;
   // Whether every value of the folds holding `box` is finite. The lanes of those folds beyond `box`
@@ -130,11 +135,9 @@ class FoldedField {
   std::size_t allocated_bytes() const { return buffer_.bytes(); }
 
  private:
-  // The z folds [first, end) that `computed` touches; all of them for an empty box.
-  std::pair<std::int64_t, std::int64_t> computed_folds(const Box& computed) const {
-    if (computed.empty()) return {0, nz_};
-    return {std::clamp<std::int64_t>(fold_z(computed.lo[2]), 0, nz_),
-            std::clamp<std::int64_t>(fold_z(computed.hi[2] - 1) + 1, 0, nz_)};
+  // The z folds that `computed` spans; all of them for an empty box.
+  FoldRange computed_folds(const Box& computed) const {
+    return computed.empty() ? FoldRange{0, nz_} : folds_z_of(computed);
   }
   T* values() const { return static_cast<T*>(buffer_.data()); }
   static std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }

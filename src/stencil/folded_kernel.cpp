@@ -129,8 +129,9 @@ void update_folded_radius(const FoldedField<T>& prev, FoldedField<T>& next, cons
   typename V::reg c[R + 1];
   for (int k = 0; k <= R; ++k) c[k] = V::broadcast(weights[k]);
   const FoldShifts<T> shifts;
-  const std::int64_t j0 = prev.fold_y(region.lo[1]), j1 = prev.fold_y(region.hi[1] - 1) + 1;
-  const std::int64_t k0 = prev.fold_z(region.lo[2]), k1 = prev.fold_z(region.hi[2] - 1) + 1;
+  // The z folds shared out as FoldedField::first_touch expects.
+  const auto [j0, j1] = prev.folds_y_of(region);
+  const auto [k0, k1] = prev.folds_z_of(region);
   const std::int64_t by = std::max<std::int64_t>(1, blocking.y_folds), bz = std::max<std::int64_t>(1, blocking.z_folds);
 #pragma omp parallel
   {

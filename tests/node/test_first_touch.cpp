@@ -136,7 +136,7 @@ TEST(FirstTouchReplay, FoldedPagesGoToTheThreadThatComputesThemAt2_16And44Thread
     const UpdateRegions regions = update_regions(c.grid, c.owned, c.in_flight);
     const FoldedField<float> field(c.owned, c.grid.radius);
     const auto computer = [&](const Box& sweep, std::int64_t z, int threads) {
-      const std::int64_t k0 = field.fold_z(sweep.lo[2]), k1 = field.fold_z(sweep.hi[2] - 1) + 1;
+      const auto [k0, k1] = field.folds_z_of(sweep);
       return static_schedule_thread(field.fold_z(z) - k0, k1 - k0, threads);
     };
     for (HaloMode mode : kModes) {

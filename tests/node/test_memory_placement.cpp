@@ -148,7 +148,7 @@ TEST(MemoryPlacement, BindingToNodeZeroPutsEveryPageThere) {
   const Box owned{{0, 0, 0}, {64, 40, 30}};
   Field<float> f(owned, 4);
   const MemoryPlacement placement{MemoryPolicy::node, 0};
-  const auto notice = place_field(f, placement, topo);
+  const auto notice = place_memory(f.data(), f.allocated_bytes(), placement, topo);
   EXPECT_TRUE(!notice || is_notice_of_no_support(notice)) << *notice;
   first_touch(f, touch_order(placement.policy), Blocking{{0, 8, 8}});
   const PageHistogram h = locate_field_pages(f);
