@@ -175,9 +175,6 @@ int max_steps_per_sweep(const RunConfig& config, const mpi::Decomposition& decom
 std::optional<std::string> temporal_blocking_obstacle(const RunConfig& config, const mpi::Decomposition& decomposition) {
   const int wanted = steps_wanted(config);
   if (wanted <= 1) return std::nullopt;
-  if (config.kernel == KernelChoice::folded)
-    return std::string("stencil.kernel = \"folded\" computes one time step per sweep (the temporal sweep walks the "
-                       "plain layout's rows)");
   const auto thinnest = thinnest_with_neighbours(config, decomposition);
   const NeighbourFaces faces = neighbour_faces_of(config, decomposition);
   for (std::size_t a = 0; a < 3; ++a) {

@@ -20,7 +20,10 @@ StepDriver<T>::StepDriver(const ParallelSettings& parallel, WaveSolver<T>& solve
     if (messages_done_) polled_done_after_ = omp_get_wtime() - posted_at_;
   };
   // The velocity never changes: its halo is exchanged once, as deep as any sweep reads it.
-  if (deep_ != nullptr) deep_->exchange({{&solver_.velocity_halo_field(), solver_.halo_width()}});
+  if (deep_ != nullptr) {
+    deep_->exchange({{&solver_.velocity_halo_field(), solver_.halo_width()}});
+    solver_.velocity_halo_received();
+  }
 }
 
 template <typename T>
@@ -171,8 +174,15 @@ std::vector<typename mpi::DeepHaloExchange<T>::Slab> StepDriver<T>::sweep_slabs(
 template <typename T>
 StepPhaseTimes StepDriver<T>::bulk_sweep(int steps) {
   StepPhaseTimes t;
+  const double out0 = omp_get_wtime();
+  solver_.sweep_halo_to_send(steps);
+  const double copied_out = omp_get_wtime() - out0;
   deep_->exchange(sweep_slabs(steps));
   record_halo_times(t, deep_->last_times());
+  const double in0 = omp_get_wtime();
+  solver_.sweep_halo_received(steps, false);
+  solver_.sweep_halo_received(steps, true);
+  count_folded_copies(t, copied_out, omp_get_wtime() - in0);
   region_done(counters::Region::halo);
   const double c0 = omp_get_wtime();
   solver_.sweep(steps);
@@ -184,7 +194,13 @@ StepPhaseTimes StepDriver<T>::bulk_sweep(int steps) {
 template <typename T>
 StepPhaseTimes StepDriver<T>::overlap_sweep(int steps) {
   StepPhaseTimes t;
+  const double out0 = omp_get_wtime();
+  solver_.sweep_halo_to_send(steps);
+  const double copied_out = omp_get_wtime() - out0;
   deep_->start(sweep_slabs(steps));
+  const double in0 = omp_get_wtime();
+  solver_.sweep_halo_received(steps, false);  // the faces complete when start returns, which the inside reads
+  double copied_in = omp_get_wtime() - in0;
   region_done(counters::Region::halo);
   const std::function<void()>* hook = start_progress([this] { return deep_->test(); });
   solver_.sweep_inside(steps, hook);
@@ -194,6 +210,10 @@ StepPhaseTimes StepDriver<T>::overlap_sweep(int steps) {
 
   deep_->finish();
   record_halo_times(t, deep_->last_times());
+  const double in1 = omp_get_wtime();
+  solver_.sweep_halo_received(steps, true);
+  copied_in += omp_get_wtime() - in1;
+  count_folded_copies(t, copied_out, copied_in);
   region_done(counters::Region::halo);
 
   const double s0 = omp_get_wtime();
@@ -219,8 +239,18 @@ StepPhaseTimes StepDriver<T>::split_sweep(int steps, bool overlap) {
   const auto level_slab = [r](Field<T>& level) {
     return std::vector{typename mpi::DeepHaloExchange<T>::Slab{&level, r, r}};
   };
+  const double out0 = omp_get_wtime();
+  solver_.sweep_halo_to_send(steps);
+  const double copied_out = omp_get_wtime() - out0;
+  double copied_in = 0;
+  const auto copy_in = [&](bool in_flight) {
+    const double in0 = omp_get_wtime();
+    solver_.sweep_halo_received(steps, in_flight);
+    copied_in += omp_get_wtime() - in0;
+  };
   if (overlap) {
     deep_->start(level_slab(solver_.halo_field()));
+    copy_in(false);
     region_done(counters::Region::halo);
     const std::function<void()>* hook = start_progress([this] { return deep_->test(); });
     solver_.split_sweep_inside(steps, false, hook);
@@ -229,10 +259,13 @@ StepPhaseTimes StepDriver<T>::split_sweep(int steps, bool overlap) {
     region_done(counters::Region::compute);
     deep_->finish();
     add_halo_times(deep_->last_times());
+    copy_in(true);
     region_done(counters::Region::halo);
   } else {
     deep_->exchange(level_slab(solver_.halo_field()));
     add_halo_times(deep_->last_times());
+    copy_in(false);
+    copy_in(true);
     region_done(counters::Region::halo);
     const double c0 = omp_get_wtime();
     solver_.split_sweep_inside(steps, true);
@@ -270,6 +303,7 @@ StepPhaseTimes StepDriver<T>::split_sweep(int steps, bool overlap) {
   }
   solver_.split_sweep_rest(steps, !overlap, exchange);
   t.shell = omp_get_wtime() - s0 - exchanging;
+  count_folded_copies(t, copied_out, copied_in);
   region_done(counters::Region::compute);
   return t;
 }

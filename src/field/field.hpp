@@ -28,6 +28,7 @@ inline constexpr std::size_t kCacheLine = 64;
 template <typename T>
 class Field {
  public:
+  using value_type = T;
   Field() = default;
   // The shape of the allocation for a subdomain, without allocating it (the halo exchange and the
   // memory estimate need it before or without a field).

@@ -94,9 +94,9 @@ void inject_source(const InitialCondition& ic, const Physics& physics, FoldedFie
   add_source_term(ic, physics, next, vel, step, ic.source);
 }
 
-template <typename T>
-void inject_source_within(const InitialCondition& ic, const Physics& physics, const Grid& grid, Field<T>& next,
-                          const Field<T>& vel, int step, const Box& where) {
+template <typename FieldT>
+void inject_source_within(const InitialCondition& ic, const Physics& physics, const Grid& grid, FieldT& next,
+                          const FieldT& vel, int step, const Box& where) {
   if (ic.kind != InitialKind::ricker) return;
   const int shifts = grid.boundary == Boundary::periodic ? 1 : 0;
   for (int kz = -shifts; kz <= shifts; ++kz)
@@ -117,9 +117,13 @@ template void inject_source<float>(const InitialCondition&, const Physics&, Fold
                                    const FoldedField<float>&, int);
 template void inject_source<double>(const InitialCondition&, const Physics&, FoldedField<double>&,
                                     const FoldedField<double>&, int);
-template void inject_source_within<float>(const InitialCondition&, const Physics&, const Grid&, Field<float>&,
-                                          const Field<float>&, int, const Box&);
-template void inject_source_within<double>(const InitialCondition&, const Physics&, const Grid&, Field<double>&,
-                                           const Field<double>&, int, const Box&);
+template void inject_source_within(const InitialCondition&, const Physics&, const Grid&, Field<float>&,
+                                   const Field<float>&, int, const Box&);
+template void inject_source_within(const InitialCondition&, const Physics&, const Grid&, Field<double>&,
+                                   const Field<double>&, int, const Box&);
+template void inject_source_within(const InitialCondition&, const Physics&, const Grid&, FoldedField<float>&,
+                                   const FoldedField<float>&, int, const Box&);
+template void inject_source_within(const InitialCondition&, const Physics&, const Grid&, FoldedField<double>&,
+                                   const FoldedField<double>&, int, const Box&);
 
 }  // namespace wave3d

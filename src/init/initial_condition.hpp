@@ -51,9 +51,9 @@ void inject_source(const InitialCondition& ic, const Physics& physics, FoldedFie
 // The same at every point of `where` (inside next's halo) that holds the source: the source itself
 // or, on a periodic grid, a halo copy of it one period away. A sweep of several levels computes
 // halo points redundantly and must add the term wherever the neighbour that owns them does; vel
-// must be current there.
-template <typename T>
-void inject_source_within(const InitialCondition& ic, const Physics& physics, const Grid& grid, Field<T>& next,
-                          const Field<T>& vel, int step, const Box& where);
+// must be current there. FieldT: a Field<T> or a FoldedField<T>.
+template <typename FieldT>
+void inject_source_within(const InitialCondition& ic, const Physics& physics, const Grid& grid, FieldT& next,
+                          const FieldT& vel, int step, const Box& where);
 
 }  // namespace wave3d

@@ -115,21 +115,23 @@ double scored_rate(const Box& region, int steps, int sweeps, double seconds, dou
 // One sweep of `blocking` over the scratch region (blocking.steps time levels); returns its seconds.
 template <typename T>
 double time_sweep(ScratchFields<T>& s, const Kernel<T>& kernel, const Blocking& blocking) {
+  const auto sweep = [&](auto& prev, auto& next, const auto& vel) {
+    const double start = omp_get_wtime();
+    if (blocking.steps > 1) {
+      sweep_levels(kernel, prev, next, vel, LevelBoxes::fixed(s.owned), blocking.steps,
+                   blocking.effective(1, s.owned.extent(1)), {});
+    } else {
+      kernel.update(prev, next, vel, s.owned);
+      using std::swap;
+      swap(prev, next);
+    }
+    return omp_get_wtime() - start;
+  };
   if (kernel.variant() == KernelVariant::folded) {
     typename ScratchFields<T>::Folded& f = s.folded_fields();
-    const double start = omp_get_wtime();
-    kernel.update(f.prev, f.next, f.vel, s.owned);
-    std::swap(f.prev, f.next);
-    return omp_get_wtime() - start;
+    return sweep(f.prev, f.next, f.vel);
   }
-  const double start = omp_get_wtime();
-  if (blocking.steps > 1) {
-    sweep_levels<T>(kernel, s.prev, s.next, s.vel, LevelBoxes::fixed(s.owned), blocking.steps, blocking.effective(1, s.owned.extent(1)), {});
-  } else {
-    kernel.update(s.prev, s.next, s.vel, s.owned);
-    swap(s.prev, s.next);
-  }
-  return omp_get_wtime() - start;
+  return sweep(s.prev, s.next, s.vel);
 }
 
 }  // namespace
@@ -339,10 +341,7 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
                              any_neighbour(neighbour_faces);
   const std::vector<double> weights = second_derivative_weights(config.grid.radius);
   std::vector<KernelVariant> variants = kernel_candidates(config.kernel, config.grid.radius, tune_size);
-  // Where the run sweeps the given several steps at once, the folded kernel (one step per sweep) has no part.
-  if (config.blocking.steps > 1 && !tune_steps && temporal_applies && variants.size() > 1)
-    std::erase(variants, KernelVariant::folded);
-  // Nor where its levels would not fit in memory beside the plain fields.
+  // No folded kernel where its levels would not fit in memory beside the plain fields.
   if (!config.tune.folded_fits && variants.size() > 1) std::erase(variants, KernelVariant::folded);
   out.variant = variants.front();
   // The part of the budget the search of candidates may spend: the rest is the trial's, if one applies.
@@ -471,19 +470,24 @@ TuningOutcome tune_blocking(const RunConfig& config, const Box& owned, const Ind
   choose_best();
   // Tiles for `steps` levels per sweep around the sizes chosen so far: a sweep of several levels wants
   // tiles taller than one step's best block (sweep_tile_candidates).
-  // The folded kernel sweeps one step at a time: where it leads, the tiles grow from the best other kernel.
+  // The tiles grow from the best folded candidate and from the best of the plain layout's kernels:
+  // the two layouts rank differently once several levels share each read.
   const auto try_tile_heights = [&](int steps) {
-    std::optional<TuningMeasurement> base;
-    for (const TuningMeasurement& m : out.measured)
-      if (m.variant != KernelVariant::folded && (!base || score(m) > score(*base))) base = m;
-    if (!base) return;
-    const Blocking sized = base->blocking;
-    for (std::int64_t rows : sweep_tile_candidates(steps, config.grid.radius, sized.effective(1, agreed_extent[1]),
-                                                   agreed_extent[1], threads)) {
-      Blocking candidate = sized;
-      candidate.steps = steps;
-      candidate.size[1] = rows;
-      try_blocking(candidate, base->variant);
+    std::optional<TuningMeasurement> bases[2];  // plain layout, folded
+    for (const TuningMeasurement& m : out.measured) {
+      std::optional<TuningMeasurement>& base = bases[m.variant == KernelVariant::folded ? 1 : 0];
+      if (!base || score(m) > score(*base)) base = m;
+    }
+    for (const std::optional<TuningMeasurement>& base : bases) {
+      if (!base) continue;
+      const Blocking sized = base->blocking;
+      for (std::int64_t rows : sweep_tile_candidates(steps, config.grid.radius, sized.effective(1, agreed_extent[1]),
+                                                     agreed_extent[1], threads)) {
+        Blocking candidate = sized;
+        candidate.steps = steps;
+        candidate.size[1] = rows;
+        try_blocking(candidate, base->variant);
+      }
     }
   };
   if (tune_steps && temporal_applies) {

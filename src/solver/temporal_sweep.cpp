@@ -16,48 +16,70 @@
 namespace wave3d {
 namespace {
 
-// How many planes the wave front advances at a time: one for kernels that sweep rows plane by plane;
+// How the wave front of a sweep walks z: at front position p, level L computes the planes
+// [p - (L-1) lag, p - (L-1) lag + step) of its rows, the positions starting on the z grid
+// (base + n * align). Level L reads level L-1 up to plane p - (L-1) lag + step - 1 + R, which the
+// same position computed just before as long as lag >= R, and overwrites level L-2 below
+// p - (L-1) lag + step, which level L-1 no longer reads (its next step reads from
+// p + step - (L-2) lag - R on, no lower for lag >= R).
+struct FrontGeometry {
+  std::int64_t lag = 1, step = 1, base = 0, align = 1;
+};
+
+// Plain fields: a lag of one radius; one plane per step for kernels that sweep rows plane by plane,
 // a z block for the column kernel, whose columns need more than one plane to march along.
 template <typename T>
-std::int64_t planes_per_front_step(const Kernel<T>& kernel) {
-  if (kernel.variant() != KernelVariant::columns) return 1;
-  const std::int64_t z_block = kernel.blocking().size[2];
-  return z_block > 0 ? z_block : 16;
+FrontGeometry front_geometry(const Kernel<T>& kernel, const Field<T>&) {
+  std::int64_t step = 1;
+  if (kernel.variant() == KernelVariant::columns) {
+    const std::int64_t z_block = kernel.blocking().size[2];
+    step = z_block > 0 ? z_block : 16;
+  }
+  return {kernel.radius(), step, 0, 1};
 }
 
-// The front positions of a sweep, the same for every piece: at front position p, level L computes
-// planes [p - (L-1)R, p - (L-1)R + C) of its rows, C planes per step.
+// Folded fields: whole z folds everywhere (the lag the radius rounded up to folds, one fold per step,
+// positions on the field's folds), so that no fold is computed in part at two positions.
+template <typename T>
+FrontGeometry front_geometry(const Kernel<T>& kernel, const FoldedField<T>& field) {
+  constexpr std::int64_t fold = FoldedField<T>::kFoldZ;
+  const std::int64_t lag = (kernel.radius() + fold - 1) / fold * fold;
+  return {lag, fold, field.held().lo[2], fold};
+}
+
+// The front positions of a sweep, the same for every piece.
 struct FrontRange {
-  std::int64_t first = 0, end = 0, step = 1;
+  std::int64_t first = 0, end = 0, step = 1, lag = 1;
   std::int64_t steps() const { return end > first ? (end - first + step - 1) / step : 0; }
   std::int64_t position(std::int64_t n) const { return first + n * step; }
 };
 
-template <typename T>
-FrontRange front_range(const Kernel<T>& kernel, const LevelBoxes& boxes, int levels) {
-  const std::int64_t lag = kernel.radius();
-  FrontRange range{boxes.at(1).lo[2], boxes.at(1).lo[2], planes_per_front_step(kernel)};
+template <typename F>
+FrontRange front_range(const KernelFor<F>& kernel, const F& field, const LevelBoxes& boxes, int levels) {
+  const FrontGeometry g = front_geometry(kernel, field);
+  FrontRange range{boxes.at(1).lo[2], boxes.at(1).lo[2], g.step, g.lag};
   for (int level = 1; level <= levels; ++level) {
-    range.first = std::min(range.first, boxes.at(level).lo[2] + (level - 1) * lag);
-    range.end = std::max(range.end, boxes.at(level).hi[2] + (level - 1) * lag);
+    range.first = std::min(range.first, boxes.at(level).lo[2] + (level - 1) * g.lag);
+    range.end = std::max(range.end, boxes.at(level).hi[2] + (level - 1) * g.lag);
   }
+  // Down onto the z grid (floor division: the first position may lie below the grid's base).
+  const std::int64_t d = range.first - g.base;
+  range.first = g.base + (d >= 0 ? d / g.align : -((-d + g.align - 1) / g.align)) * g.align;
   return range;
 }
 
-// Every level of `piece` at front position `front`. Level L reads planes up to
-// front - (L-2)R + C - 1 of level L-1, which the same front position computed just before, and
-// overwrites level L-2 below front - (L-1)R + C, which level L-1 no longer reads (its next step reads
-// from front - (L-1)R + C on). tally, if given, gets this thread's kernel time per level.
-template <typename T>
-void run_front_step(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
-                    const LevelBoxes& boxes, int levels, const TemporalPiece& piece, std::int64_t front,
-                    std::int64_t step, const std::function<void(Field<T>&, const Box&, int)>& after_level,
-                    SweepLevelTimes* tally) {
+// Every level of `piece` at front position `front` (FrontGeometry says why that order is safe).
+// tally, if given, gets this thread's kernel time per level.
+template <typename F>
+void run_front_step(const KernelFor<F>& kernel, F& current, F& previous, const F& vel, const LevelBoxes& boxes,
+                    int levels, const TemporalPiece& piece, std::int64_t front, const FrontRange& fronts,
+                    const AfterLevel<F>& after_level, SweepLevelTimes* tally) {
   const int radius = kernel.radius();
   for (int level = 1; level <= levels; ++level) {
     const Box region = boxes.at(level);
-    const std::int64_t plane = std::max(front - (level - 1) * radius, region.lo[2]);
-    const std::int64_t plane_end = std::min(front - (level - 1) * radius + step, region.hi[2]);
+    const std::int64_t lagged = front - (level - 1) * fronts.lag;
+    const std::int64_t plane = std::max(lagged, region.lo[2]);
+    const std::int64_t plane_end = std::min(lagged + fronts.step, region.hi[2]);
     if (plane >= plane_end) continue;
     auto [y_lo, y_hi] = piece.rows_at(level, radius);
     y_lo = std::max(y_lo, region.lo[1]);
@@ -65,8 +87,8 @@ void run_front_step(const Kernel<T>& kernel, Field<T>& current, Field<T>& previo
     if (y_lo >= y_hi) continue;
     const Box box{{region.lo[0], y_lo, plane}, {region.hi[0], y_hi, plane_end}};
     // Odd levels go from current into previous, even ones back: the two buffers alternate.
-    Field<T>& source = level % 2 == 1 ? current : previous;
-    Field<T>& target = level % 2 == 1 ? previous : current;
+    F& source = level % 2 == 1 ? current : previous;
+    F& target = level % 2 == 1 ? previous : current;
     const double start = tally ? omp_get_wtime() : 0.0;
     kernel.update_on_this_thread(source, target, vel, box);
     if (tally) tally->add(level, omp_get_wtime() - start, box.volume());
@@ -118,15 +140,15 @@ std::int64_t rows_below(const LevelBoxes& boxes, int levels, std::int64_t c) {
 
 // `tiles` tiles over the level-1 rows of `boxes`, each with the border above it computing the same
 // number of rows summed over the levels (a thread's tiles then take as long as another's, though the
-// last tile has no border above it).
-std::vector<std::int64_t> balanced_cuts(const LevelBoxes& boxes, int levels, std::int64_t tiles) {
+// last tile has no border above it), as near as cuts on `grid` come.
+std::vector<std::int64_t> balanced_cuts(const LevelBoxes& boxes, int levels, std::int64_t tiles, RowGrid grid) {
   const std::int64_t lo = boxes.first.lo[1], hi = boxes.first.hi[1];
   const std::int64_t total = rows_below(boxes, levels, hi);
   std::vector<std::int64_t> cuts{lo};
   for (std::int64_t i = 1; i < tiles; ++i) {
-    std::int64_t c = cuts.back() + 1;
-    while (c < hi && rows_below(boxes, levels, c) * tiles < i * total) ++c;
-    cuts.push_back(c);
+    std::int64_t c = grid.at_or_above(cuts.back() + 1);
+    while (c < hi && rows_below(boxes, levels, c) * tiles < i * total) c += grid.step;
+    cuts.push_back(std::min(c, hi));
   }
   cuts.push_back(hi);
   return cuts;
@@ -141,10 +163,11 @@ bool trapezoids_hold(const TemporalPlan& plan, int levels, int radius) {
   });
 }
 
-// `tiles` tiles over [lo, hi) as alike in height as whole rows allow.
-std::vector<std::int64_t> even_cuts(std::int64_t lo, std::int64_t hi, std::int64_t tiles) {
-  std::vector<std::int64_t> cuts;
-  for (std::int64_t i = 0; i <= tiles; ++i) cuts.push_back(lo + (hi - lo) * i / tiles);
+// `tiles` tiles over [lo, hi) as alike in height as cuts on `grid` allow.
+std::vector<std::int64_t> even_cuts(std::int64_t lo, std::int64_t hi, std::int64_t tiles, RowGrid grid) {
+  std::vector<std::int64_t> cuts{lo};
+  for (std::int64_t i = 1; i < tiles; ++i) cuts.push_back(std::min(hi, grid.at_or_above(lo + (hi - lo) * i / tiles)));
+  cuts.push_back(hi);
   return cuts;
 }
 
@@ -168,22 +191,25 @@ std::int64_t min_temporal_tile_rows(int levels, int radius) {
   return std::max<std::int64_t>(1, 2 * static_cast<std::int64_t>(levels - 1) * radius);
 }
 
-TemporalPlan plan_temporal_tiles(std::int64_t lo, std::int64_t hi, std::int64_t tile_rows, int levels, int radius) {
+TemporalPlan plan_temporal_tiles(std::int64_t lo, std::int64_t hi, std::int64_t tile_rows, int levels, int radius,
+                                 RowGrid grid) {
   if (hi <= lo) return {};
-  const std::int64_t rows = std::max(tile_rows, min_temporal_tile_rows(levels, radius));
+  std::int64_t rows = std::max(tile_rows, min_temporal_tile_rows(levels, radius));
+  rows = (rows + grid.step - 1) / grid.step * grid.step;
   std::vector<std::int64_t> cuts{lo};
-  while (cuts.back() + rows < hi) cuts.push_back(cuts.back() + rows);
+  while (grid.at_or_above(cuts.back() + rows) < hi) cuts.push_back(grid.at_or_above(cuts.back() + rows));
   // A last tile thinner than the minimum could not hold its trapezoid: it joins the one before.
   if (cuts.size() > 1 && hi - cuts.back() < min_temporal_tile_rows(levels, radius)) cuts.pop_back();
   cuts.push_back(hi);
   return plan_from_cuts(cuts);
 }
 
-TemporalPlan plan_sweep_tiles(const LevelBoxes& swept, int levels, int radius, std::int64_t tile_rows, int threads) {
+TemporalPlan plan_sweep_tiles(const LevelBoxes& swept, int levels, int radius, std::int64_t tile_rows, int threads,
+                              RowGrid grid) {
   // A fixed region's boxes carry no radius; the balance of the tiles needs the stencil's.
   const LevelBoxes boxes{swept.first, swept.moves, radius, swept.grows};
   const Box& first = boxes.first;
-  TemporalPlan plan = plan_temporal_tiles(first.lo[1], first.hi[1], tile_rows, levels, boxes.radius);
+  TemporalPlan plan = plan_temporal_tiles(first.lo[1], first.hi[1], tile_rows, levels, boxes.radius, grid);
   const auto mark_faces = [&](TemporalPlan& p) {
     // A face of the region that moves narrows the outer tile on that side like a border between tiles.
     if (p.trapezoids.empty()) return;
@@ -221,14 +247,14 @@ TemporalPlan plan_sweep_tiles(const LevelBoxes& swept, int levels, int radius, s
   // not hold their trapezoids then, fewer and taller ones do.
   if (tiles > threads) tiles -= tiles % threads;
   for (std::int64_t count = tiles; count > 0; count -= threads)
-    if (auto balanced = holding(balanced_cuts(boxes, levels, count))) return *balanced;
-  if (auto even = holding(even_cuts(first.lo[1], first.hi[1], tiles))) return *even;
+    if (auto balanced = holding(balanced_cuts(boxes, levels, count, grid))) return *balanced;
+  if (auto even = holding(even_cuts(first.lo[1], first.hi[1], tiles, grid))) return *even;
   return plan;
 }
 
 std::vector<std::int64_t> temporal_thread_rows(const LevelBoxes& boxes, int levels, int radius, std::int64_t tile_rows,
-                                               int threads) {
-  const TemporalPlan plan = plan_sweep_tiles(boxes, levels, radius, tile_rows, threads);
+                                               int threads, RowGrid grid) {
+  const TemporalPlan plan = plan_sweep_tiles(boxes, levels, radius, tile_rows, threads, grid);
   const auto tiles = static_cast<std::int64_t>(plan.trapezoids.size());
   std::vector<std::int64_t> starts;
   for (int t = 0; t < threads; ++t) {
@@ -239,16 +265,16 @@ std::vector<std::int64_t> temporal_thread_rows(const LevelBoxes& boxes, int leve
   return starts;
 }
 
-template <typename T>
-void sweep_tiles(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+template <typename F>
+void sweep_tiles(const KernelFor<F>& kernel, F& current, F& previous, const F& vel,
                  const LevelBoxes& boxes, int levels, std::int64_t tile_rows,
-                 const std::function<void(Field<T>&, const Box&, int)>& after_level,
+                 const AfterLevel<F>& after_level,
                  const std::function<void()>* between_pieces, SweepLevelTimes* level_times) {
   if (levels < 1) throw std::logic_error("sweep_tiles: levels must be at least 1");
   if (boxes.first.empty()) return;
   for (int level = 1; level <= levels; ++level)
     if (!boxes.at(level).empty()) kernel.check_fields(current, previous, vel, boxes.at(level));
-  const FrontRange fronts = front_range(kernel, boxes, levels);
+  const FrontRange fronts = front_range(kernel, current, boxes, levels);
   const std::int64_t steps = fronts.steps();
   TemporalPlan plan;
   std::unique_ptr<TileProgress> progress_slot;
@@ -259,7 +285,7 @@ void sweep_tiles(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous,
     // barrier of single lets the others read it (and the progress counters) only once it is made.
 #pragma omp single
     {
-      plan = plan_sweep_tiles(boxes, levels, kernel.radius(), tile_rows, team);
+      plan = plan_sweep_tiles(boxes, levels, kernel.radius(), tile_rows, team, tile_row_grid(current));
       progress_slot = std::make_unique<TileProgress>(plan.trapezoids.size());
     }
     const auto tiles = static_cast<std::int64_t>(plan.trapezoids.size());
@@ -279,7 +305,7 @@ void sweep_tiles(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous,
       if (j + 1 == end && j + 1 < tiles) trailing.push_back(j);
       for (std::int64_t n = 0; n <= steps; ++n) {
         if (n < steps) {
-          run_front_step(kernel, current, previous, vel, boxes, levels, tile, fronts.position(n), fronts.step,
+          run_front_step(kernel, current, previous, vel, boxes, levels, tile, fronts.position(n), fronts,
                          after_level, tally);
           progress.completed(static_cast<std::size_t>(j), n + 1);
         }
@@ -290,7 +316,7 @@ void sweep_tiles(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous,
             progress.wait_for(static_cast<std::size_t>(b), n);
             progress.wait_for(static_cast<std::size_t>(b + 1), n);
             run_front_step(kernel, current, previous, vel, boxes, levels, plan.borders[static_cast<std::size_t>(b)],
-                           fronts.position(n - 1), fronts.step, after_level, tally);
+                           fronts.position(n - 1), fronts, after_level, tally);
           }
         if (polls) (*between_pieces)();
       }
@@ -329,10 +355,10 @@ std::vector<LevelBoxes> z_slab_shells(const LevelBoxes& outer, const LevelBoxes&
   return shells;
 }
 
-template <typename T>
-void sweep_shells(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+template <typename F>
+void sweep_shells(const KernelFor<F>& kernel, F& current, F& previous, const F& vel,
                   const LevelBoxes& outer, const LevelBoxes& inner, int levels, std::int64_t tile_rows,
-                  const std::function<void(Field<T>&, const Box&, int)>& after_level,
+                  const AfterLevel<F>& after_level,
                   SweepLevelTimes* level_times) {
   const std::vector<LevelBoxes> slabs = z_slab_shells(outer, inner, levels);
   if (!slabs.empty()) {
@@ -345,14 +371,14 @@ void sweep_shells(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous
                         level_times);
 }
 
-template <typename T>
-void sweep_level_outside(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+template <typename F>
+void sweep_level_outside(const KernelFor<F>& kernel, F& current, F& previous, const F& vel,
                          const Box& all, const Box& inner, int level,
-                         const std::function<void(Field<T>&, const Box&, int)>& after_level,
+                         const AfterLevel<F>& after_level,
                          SweepLevelTimes* level_times, const std::function<void()>* between_blocks) {
   // Levels are computed in place: odd ones into previous, reading current, even ones the other way.
-  Field<T>& source = level % 2 == 1 ? current : previous;
-  Field<T>& target = level % 2 == 1 ? previous : current;
+  F& source = level % 2 == 1 ? current : previous;
+  F& target = level % 2 == 1 ? previous : current;
   for (const Box& shell : boxes_outside(all, intersect(inner, all))) {
     const double start = level_times ? omp_get_wtime() : 0.0;
     kernel.update(source, target, vel, shell, between_blocks);
@@ -361,31 +387,29 @@ void sweep_level_outside(const Kernel<T>& kernel, Field<T>& current, Field<T>& p
   }
 }
 
-template <typename T>
-void sweep_levels(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+template <typename F>
+void sweep_levels(const KernelFor<F>& kernel, F& current, F& previous, const F& vel,
                   const LevelBoxes& boxes, int levels, std::int64_t tile_rows,
-                  const std::function<void(Field<T>&, const Box&, int)>& after_level,
+                  const AfterLevel<F>& after_level,
                   SweepLevelTimes* level_times) {
   if (levels < 1) throw std::logic_error("sweep_levels: levels must be at least 1");
   sweep_tiles(kernel, current, previous, vel, boxes, levels, tile_rows, after_level, nullptr, level_times);
   swap_after_levels(current, previous, levels);
 }
 
-#define WAVE3D_TEMPORAL_SWEEP(T)                                                                              \
-  template void sweep_levels<T>(const Kernel<T>&, Field<T>&, Field<T>&, const Field<T>&, const LevelBoxes&, int,     \
-                                std::int64_t, const std::function<void(Field<T>&, const Box&, int)>&,                \
-                                SweepLevelTimes*);                                                                   \
-  template void sweep_tiles<T>(const Kernel<T>&, Field<T>&, Field<T>&, const Field<T>&, const LevelBoxes&, int,      \
-                               std::int64_t, const std::function<void(Field<T>&, const Box&, int)>&,                 \
-                               const std::function<void()>*, SweepLevelTimes*);                                      \
-  template void sweep_shells<T>(const Kernel<T>&, Field<T>&, Field<T>&, const Field<T>&, const LevelBoxes&,          \
-                                const LevelBoxes&, int, std::int64_t,                                                \
-                                const std::function<void(Field<T>&, const Box&, int)>&, SweepLevelTimes*);           \
-  template void sweep_level_outside<T>(const Kernel<T>&, Field<T>&, Field<T>&, const Field<T>&, const Box&,          \
-                                       const Box&, int, const std::function<void(Field<T>&, const Box&, int)>&,     \
-                                       SweepLevelTimes*, const std::function<void()>*);
-WAVE3D_TEMPORAL_SWEEP(float)
-WAVE3D_TEMPORAL_SWEEP(double)
+#define WAVE3D_TEMPORAL_SWEEP(F)                                                                              \
+  template void sweep_levels<F>(const KernelFor<F>&, F&, F&, const F&, const LevelBoxes&, int, std::int64_t,         \
+                                const AfterLevel<F>&, SweepLevelTimes*);                                             \
+  template void sweep_tiles<F>(const KernelFor<F>&, F&, F&, const F&, const LevelBoxes&, int, std::int64_t,          \
+                               const AfterLevel<F>&, const std::function<void()>*, SweepLevelTimes*);                \
+  template void sweep_shells<F>(const KernelFor<F>&, F&, F&, const F&, const LevelBoxes&, const LevelBoxes&, int,    \
+                                std::int64_t, const AfterLevel<F>&, SweepLevelTimes*);                               \
+  template void sweep_level_outside<F>(const KernelFor<F>&, F&, F&, const F&, const Box&, const Box&, int,           \
+                                       const AfterLevel<F>&, SweepLevelTimes*, const std::function<void()>*);
+WAVE3D_TEMPORAL_SWEEP(Field<float>)
+WAVE3D_TEMPORAL_SWEEP(Field<double>)
+WAVE3D_TEMPORAL_SWEEP(FoldedField<float>)
+WAVE3D_TEMPORAL_SWEEP(FoldedField<double>)
 #undef WAVE3D_TEMPORAL_SWEEP
 
 }  // namespace wave3d

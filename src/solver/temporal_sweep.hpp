@@ -40,9 +40,17 @@
 #include "field/field.hpp"
 #include "geometry/box.hpp"
 #include "solver/sweep_level_times.hpp"
+#include "stencil/folded_field.hpp"
 #include "stencil/kernel.hpp"
 
 namespace wave3d {
+
+// The sweeps below run on plain fields (Field<T>) or on folded ones (FoldedField<T>, with the
+// folded kernel): F is either, with the kernel of its values and the hook after each level's piece.
+template <typename F>
+using KernelFor = Kernel<typename F::value_type>;
+template <typename F>
+using AfterLevel = std::function<void(F&, const Box&, int)>;
 
 // One piece of a sweep: the rows [lo, hi) of level 1, each side moving R rows per level the way its
 // step says (+1 up, -1 down, 0 not at all):
@@ -89,9 +97,23 @@ struct TemporalPlan {
 // The smallest tile height that keeps every trapezoid of `levels` levels non-empty in its last level.
 std::int64_t min_temporal_tile_rows(int levels, int radius);
 
-// Tiles of `tile_rows` rows (at least min_temporal_tile_rows; the last tile takes the remainder, or
-// is merged into the one before if shorter than that) over the rows [lo, hi).
-TemporalPlan plan_temporal_tiles(std::int64_t lo, std::int64_t hi, std::int64_t tile_rows, int levels, int radius);
+// The rows a cut between tiles may fall on: base + n * step. Every row for plain fields; for folded
+// ones the first row of a y fold, so that no fold is computed in part by two tiles (which would
+// compute all its lanes twice).
+struct RowGrid {
+  std::int64_t base = 0, step = 1;
+  // The first row of the grid at or above `row`.
+  std::int64_t at_or_above(std::int64_t row) const {
+    const std::int64_t d = row - base;
+    return base + (d >= 0 ? (d + step - 1) / step : -((-d) / step)) * step;
+  }
+};
+
+// Tiles of `tile_rows` rows (at least min_temporal_tile_rows, and whole steps of `grid`; the last tile
+// takes the remainder, or is merged into the one before if shorter than that) over the rows [lo, hi),
+// the cuts on `grid`.
+TemporalPlan plan_temporal_tiles(std::int64_t lo, std::int64_t hi, std::int64_t tile_rows, int levels, int radius,
+                                 RowGrid grid = {});
 
 // The tiles a sweep of `boxes` runs on a team of `threads`: as many as plan_temporal_tiles cuts, or
 // fewer, as many for every thread, cut so that each tile and the border above it compute as many
@@ -99,13 +121,25 @@ TemporalPlan plan_temporal_tiles(std::int64_t lo, std::int64_t hi, std::int64_t 
 // [c_i + (L-1)R, c_{i+1} + (L-1)R) of that level's box, c_i the tile's first row; leaning moves rows
 // only between the tiles of one share). The faces of `boxes` that move narrow the outer tiles.
 // Thread t sweeps the tiles of its share under schedule(static) (static_schedule_share); all but the
-// first lean on the tile below.
-TemporalPlan plan_sweep_tiles(const LevelBoxes& boxes, int levels, int radius, std::int64_t tile_rows, int threads);
+// first lean on the tile below. The cuts fall on `grid`.
+TemporalPlan plan_sweep_tiles(const LevelBoxes& boxes, int levels, int radius, std::int64_t tile_rows, int threads,
+                              RowGrid grid = {});
 
 // The first level-1 row each of `threads` threads computes in such a sweep, and the end of the last
 // (threads + 1 values; a thread without tiles starts where the next does): for first touch.
 std::vector<std::int64_t> temporal_thread_rows(const LevelBoxes& boxes, int levels, int radius, std::int64_t tile_rows,
-                                               int threads);
+                                               int threads, RowGrid grid = {});
+
+// The grid the tiles of a sweep over `field` are cut on (RowGrid): every row of a plain field, the
+// first rows of the y folds of a folded one.
+template <typename T>
+RowGrid tile_row_grid(const Field<T>&) {
+  return {};
+}
+template <typename T>
+RowGrid tile_row_grid(const FoldedField<T>& field) {
+  return {field.held().lo[1], FoldedField<T>::kFoldY};
+}
 
 // Advances (current, previous) by `levels` time levels over `boxes` in one sweep. On return the
 // newest level is in `current` and the one before in `previous`, as after `levels` single steps and
@@ -113,10 +147,10 @@ std::vector<std::int64_t> temporal_thread_rows(const LevelBoxes& boxes, int leve
 // into `field`, before any later level reads it (the place for a source term). level_times, if given,
 // gets each level's kernel time summed over the threads and its points (waits between threads and
 // after_level not counted).
-template <typename T>
-void sweep_levels(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+template <typename F>
+void sweep_levels(const KernelFor<F>& kernel, F& current, F& previous, const F& vel,
                   const LevelBoxes& boxes, int levels, std::int64_t tile_rows,
-                  const std::function<void(Field<T>&, const Box&, int)>& after_level,
+                  const AfterLevel<F>& after_level,
                   SweepLevelTimes* level_times = nullptr);
 
 // The same in two parts, for overlapping a halo exchange with computing. While the halo travels,
@@ -125,25 +159,25 @@ void sweep_levels(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous
 // poll the messages). Once the halo is in, sweep_shells computes the rest of `outer` one level at a time
 // (each level's boxes of outer not in inner, each over all threads; z slabs as wave fronts, see
 // z_slab_shells). Then swap_after_levels. level_times as for sweep_levels.
-template <typename T>
-void sweep_tiles(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+template <typename F>
+void sweep_tiles(const KernelFor<F>& kernel, F& current, F& previous, const F& vel,
                  const LevelBoxes& boxes, int levels, std::int64_t tile_rows,
-                 const std::function<void(Field<T>&, const Box&, int)>& after_level,
+                 const AfterLevel<F>& after_level,
                  const std::function<void()>* between_pieces = nullptr, SweepLevelTimes* level_times = nullptr);
 // tile_rows: as for sweep_tiles, for shells that are z slabs (z_slab_shells).
-template <typename T>
-void sweep_shells(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+template <typename F>
+void sweep_shells(const KernelFor<F>& kernel, F& current, F& previous, const F& vel,
                   const LevelBoxes& outer, const LevelBoxes& inner, int levels, std::int64_t tile_rows,
-                  const std::function<void(Field<T>&, const Box&, int)>& after_level,
+                  const AfterLevel<F>& after_level,
                   SweepLevelTimes* level_times = nullptr);
 // Level `level` (1-based) of a sweep that started at (current, previous), on the points of `all`
 // outside `inner`, each box over all threads; after_level and level_times as for sweep_levels (the
 // time of a box over all threads counted once per thread of the team); between_blocks as for
 // Kernel::update (driving messages in flight).
-template <typename T>
-void sweep_level_outside(const Kernel<T>& kernel, Field<T>& current, Field<T>& previous, const Field<T>& vel,
+template <typename F>
+void sweep_level_outside(const KernelFor<F>& kernel, F& current, F& previous, const F& vel,
                          const Box& all, const Box& inner, int level,
-                         const std::function<void(Field<T>&, const Box&, int)>& after_level,
+                         const AfterLevel<F>& after_level,
                          SweepLevelTimes* level_times = nullptr,
                          const std::function<void()>* between_blocks = nullptr);
 // The shells of sweep_shells as wave fronts of their own, where they are slabs along z (inside and
@@ -165,8 +199,9 @@ std::vector<LevelBoxes> z_slab_shells(const LevelBoxes& outer, const LevelBoxes&
 double deep_halo_overhead(const Index3& extent, const std::array<int, 3>& faces_per_axis, int levels, int radius);
 
 // After an odd number of levels the newest one is in `previous`: swap as single steps would.
-template <typename T>
-void swap_after_levels(Field<T>& current, Field<T>& previous, int levels) {
+template <typename F>
+void swap_after_levels(F& current, F& previous, int levels) {
+  using std::swap;
   if (levels % 2 == 1) swap(current, previous);
 }
 

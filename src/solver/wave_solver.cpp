@@ -83,29 +83,33 @@ WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<
   const InitPolicy order =
       kernel_.variant() == KernelVariant::reference ? InitPolicy::serial : touch_order(config.memory.policy);
   const int steps = config.blocking.steps;
+  const bool folded = kernel_.variant() == KernelVariant::folded;
+  // Temporal blocking: each thread computes the rows of its tiles over every plane (sweep_tiles), cut
+  // on the first rows of y folds for the folded layout (tile_row_grid; the folds start a whole
+  // number of folds from the owned box's first row).
+  const std::int64_t tile_rows = config.blocking.effective(1, regions_.update.extent(1));
+  const LevelBoxes swept =
+      split_tiling() ? split_inside_boxes(!computes_during_exchange(config.parallel.halo)) : swept_boxes(steps);
+  const RowGrid row_grid = folded ? RowGrid{owned.lo[1], FoldedField<T>::kFoldY} : RowGrid{};
+  const std::function<std::vector<std::int64_t>(int)> thread_rows = [=, this](int threads) {
+    return temporal_thread_rows(swept, steps, config_.grid.radius, tile_rows, threads, row_grid);
+  };
   if (steps > 1 && order == InitPolicy::first_touch) {
-    // Temporal blocking: each thread computes the rows of its tiles over every plane (sweep_tiles).
-    const std::int64_t tile_rows = config.blocking.effective(1, regions_.update.extent(1));
-    const LevelBoxes boxes =
-        split_tiling() ? split_inside_boxes(!computes_during_exchange(config.parallel.halo)) : swept_boxes(steps);
-    const auto thread_rows = [&](int threads) {
-      return temporal_thread_rows(boxes, steps, config.grid.radius, tile_rows, threads);
-    };
     for (Field<T>* f : {&prev_, &next_, &vel_}) first_touch_rows(*f, regions_.update, thread_rows);
   } else {
     const std::vector<Box> sweeps = kernel_sweeps(regions_, config.parallel.halo);
     for (Field<T>* f : {&prev_, &next_, &vel_}) first_touch(*f, order, kernel_.blocking(), sweeps);
   }
   apply_initial_condition(config.initial, config.grid, config.physics, config.blocking, prev_, next_, vel_);
-  if (kernel_.variant() != KernelVariant::folded) return;
-  if (steps > 1) throw std::logic_error("WaveSolver: the folded kernel sweeps one time step at a time");
+  if (!folded) return;
   const auto level = [&] { return FoldedField<T>(owned, prev_.halo(), config.memory.huge_pages); };
   folded_.emplace(FoldedLevels{level(), level(), level()});
   // The kernel's first sweep of a step holds most of the points (the interior in overlap mode).
   const Box computed = kernel_sweeps(regions_, config.parallel.halo).front();
   for (FoldedField<T>* f : {&folded_->prev, &folded_->next, &folded_->vel}) {
     place(f->data(), f->allocated_bytes());
-    f->first_touch(order, computed);
+    if (steps > 1 && order == InitPolicy::first_touch) f->first_touch_rows(thread_rows);
+    else f->first_touch(order, computed);
   }
   folded_->prev.copy_from(prev_, prev_.with_halo());
   folded_->next.copy_from(next_, next_.with_halo());
@@ -113,36 +117,71 @@ WaveSolver<T>::WaveSolver(const RunConfig& config, const Box& owned, std::array<
 }
 
 template <typename T>
-std::vector<Box> WaveSolver<T>::halo_slabs(const std::array<bool, 3>& axes, bool ghost) const {
+std::vector<Box> WaveSolver<T>::halo_slabs(const std::array<bool, 3>& axes, bool ghost, int depth) const {
   const Box& owned = prev_.owned();
-  const std::int64_t r = config_.grid.radius;
+  // A ghost slab spans the edges and corners beyond the other halo faces too, which deep halos fill.
+  const Box across = ghost ? grown_at(owned, halo_faces_, depth) : owned;
   std::vector<Box> slabs;
   for (std::size_t a = 0; a < 3; ++a)
     for (std::size_t side = 0; side < 2; ++side) {
-      if (!axes[a] || !halo_faces_[a][side]) continue;
-      Box slab = owned;
+      if (!axes[a] || !halo_faces_[a][side] || depth <= 0) continue;
+      Box slab = across;
       const std::int64_t face = side == 0 ? owned.lo[a] : owned.hi[a];
       const bool below = (side == 0) == ghost;  // the slab lies below the face
-      slab.lo[a] = below ? face - r : face;
-      slab.hi[a] = below ? face : face + r;
+      slab.lo[a] = below ? face - depth : face;
+      slab.hi[a] = below ? face : face + depth;
       slabs.push_back(slab);
     }
   return slabs;
 }
 
 template <typename T>
+std::array<bool, 3> WaveSolver<T>::axes_arriving(bool in_flight) const {
+  const std::array<bool, 3> flying = axes_of(faces_in_flight_);
+  return {flying[0] == in_flight, flying[1] == in_flight, flying[2] == in_flight};
+}
+
+template <typename T>
 Field<T>& WaveSolver<T>::halo_field_to_send() {
   if (folded_)
-    for (const Box& slab : halo_slabs({true, true, true}, false)) folded_->prev.copy_to(prev_, slab);
+    for (const Box& slab : halo_slabs({true, true, true}, false, config_.grid.radius)) folded_->prev.copy_to(prev_, slab);
   return prev_;
 }
 
 template <typename T>
 void WaveSolver<T>::halo_received(bool in_flight) {
   if (!folded_) return;
-  const std::array<bool, 3> flying = axes_of(faces_in_flight_);
-  const std::array<bool, 3> axes{flying[0] == in_flight, flying[1] == in_flight, flying[2] == in_flight};
-  for (const Box& slab : halo_slabs(axes, true)) folded_->prev.copy_from(prev_, slab);
+  for (const Box& slab : halo_slabs(axes_arriving(in_flight), true, config_.grid.radius))
+    folded_->prev.copy_from(prev_, slab);
+}
+
+template <typename T>
+std::array<int, 2> WaveSolver<T>::sweep_halo_depths(int steps) const {
+  const int r = config_.grid.radius;
+  if (split_tiling()) return {r, 0};
+  return {steps * r, (steps - 1) * r};
+}
+
+template <typename T>
+void WaveSolver<T>::sweep_halo_to_send(int steps) {
+  if (!folded_) return;
+  const auto [current, previous] = sweep_halo_depths(steps);
+  for (const Box& slab : halo_slabs({true, true, true}, false, current)) folded_->prev.copy_to(prev_, slab);
+  for (const Box& slab : halo_slabs({true, true, true}, false, previous)) folded_->next.copy_to(next_, slab);
+}
+
+template <typename T>
+void WaveSolver<T>::sweep_halo_received(int steps, bool in_flight) {
+  if (!folded_) return;
+  const auto [current, previous] = sweep_halo_depths(steps);
+  for (const Box& slab : halo_slabs(axes_arriving(in_flight), true, current)) folded_->prev.copy_from(prev_, slab);
+  for (const Box& slab : halo_slabs(axes_arriving(in_flight), true, previous)) folded_->next.copy_from(next_, slab);
+}
+
+template <typename T>
+void WaveSolver<T>::velocity_halo_received() {
+  if (!folded_) return;
+  for (const Box& slab : halo_slabs({true, true, true}, true, vel_.halo())) folded_->vel.copy_from(vel_, slab);
 }
 
 template <typename T>
@@ -226,32 +265,51 @@ LevelBoxes WaveSolver<T>::inside_boxes(int steps) const {
 }
 
 template <typename T>
-std::function<void(Field<T>&, const Box&, int)> WaveSolver<T>::source_term() const {
-  return [this](Field<T>& level, const Box& box, int n) {
-    inject_source_within(config_.initial, config_.physics, config_.grid, level, vel_, steps_done_ + n, box);
+template <typename F>
+AfterLevel<F> WaveSolver<T>::source_term(const F& vel) const {
+  return [this, &vel](F& level, const Box& box, int n) {
+    inject_source_within(config_.initial, config_.physics, config_.grid, level, vel, steps_done_ + n, box);
   };
+}
+
+template <typename T>
+template <typename Body>
+void WaveSolver<T>::on_levels(Body&& body) {
+  if (folded_) {
+    body(folded_->prev, folded_->next, folded_->vel);
+    plain_behind_ = true;
+  } else {
+    body(prev_, next_, vel_);
+  }
 }
 
 template <typename T>
 void WaveSolver<T>::sweep(int steps) {
   const std::int64_t tile_rows = config_.blocking.effective(1, regions_.update.extent(1));
-  sweep_levels(kernel_, prev_, next_, vel_, swept_boxes(steps), steps, tile_rows, source_term(), &level_times_);
+  on_levels([&](auto& current, auto& previous, const auto& vel) {
+    sweep_levels(kernel_, current, previous, vel, swept_boxes(steps), steps, tile_rows, source_term(vel),
+                 &level_times_);
+  });
   steps_done_ += steps;
 }
 
 template <typename T>
 void WaveSolver<T>::sweep_inside(int steps, const std::function<void()>* between_pieces) {
   const std::int64_t tile_rows = config_.blocking.effective(1, regions_.update.extent(1));
-  sweep_tiles(kernel_, prev_, next_, vel_, inside_boxes(steps), steps, tile_rows, source_term(), between_pieces,
-              &level_times_);
+  on_levels([&](auto& current, auto& previous, const auto& vel) {
+    sweep_tiles(kernel_, current, previous, vel, inside_boxes(steps), steps, tile_rows, source_term(vel),
+                between_pieces, &level_times_);
+  });
 }
 
 template <typename T>
 void WaveSolver<T>::sweep_rest(int steps) {
   const std::int64_t tile_rows = config_.blocking.effective(1, regions_.update.extent(1));
-  sweep_shells(kernel_, prev_, next_, vel_, swept_boxes(steps), inside_boxes(steps), steps, tile_rows, source_term(),
-               &level_times_);
-  swap_after_levels(prev_, next_, steps);
+  on_levels([&](auto& current, auto& previous, const auto& vel) {
+    sweep_shells(kernel_, current, previous, vel, swept_boxes(steps), inside_boxes(steps), steps, tile_rows,
+                 source_term(vel), &level_times_);
+    swap_after_levels(current, previous, steps);
+  });
   steps_done_ += steps;
 }
 
@@ -264,8 +322,10 @@ LevelBoxes WaveSolver<T>::split_inside_boxes(bool halo_current) const {
 template <typename T>
 void WaveSolver<T>::split_sweep_inside(int steps, bool halo_current, const std::function<void()>* between_pieces) {
   const std::int64_t tile_rows = config_.blocking.effective(1, regions_.update.extent(1));
-  sweep_tiles(kernel_, prev_, next_, vel_, split_inside_boxes(halo_current), steps, tile_rows, source_term(),
-              between_pieces, &level_times_);
+  on_levels([&](auto& current, auto& previous, const auto& vel) {
+    sweep_tiles(kernel_, current, previous, vel, split_inside_boxes(halo_current), steps, tile_rows,
+                source_term(vel), between_pieces, &level_times_);
+  });
 }
 
 // Level L of the rest reads level L - 1 a radius around it: on this side of the halo faces what
@@ -275,22 +335,37 @@ void WaveSolver<T>::split_sweep_inside(int steps, bool halo_current, const std::
 // of level L, so every level the rest reads is still there (split tiling, as between the threads'
 // tiles). From level 2 on the inside stays at least a radius from the halo faces, so the rest
 // splits into the points that read no halo cell, computed while the exchange is in flight, and the
-// slabs a radius thick along the halo faces, computed after it.
+// slabs a radius thick along the halo faces, computed after it. With folded levels the exchange
+// travels through the plain field of the same parity: the owned cells it sends copied out before it
+// starts, the halo it brings copied in once it is done.
 template <typename T>
 void WaveSolver<T>::split_sweep_rest(int steps, bool halo_current, const LevelExchange& exchange) {
   const LevelBoxes inside = split_inside_boxes(halo_current);
-  const auto inject = source_term();
   const Box& all = regions_.update;
   const Box reads_no_halo = grown_at(all, halo_faces_, -config_.grid.radius);
-  sweep_level_outside(kernel_, prev_, next_, vel_, all, inside.at(1), 1, inject, &level_times_);
-  for (int level = 2; level <= steps; ++level) {
-    exchange.start(level % 2 == 1 ? prev_ : next_);  // the field holding level - 1
-    sweep_level_outside(kernel_, prev_, next_, vel_, reads_no_halo, inside.at(level), level, inject, &level_times_,
-                        exchange.between_blocks);
-    exchange.finish();
-    sweep_level_outside(kernel_, prev_, next_, vel_, all, reads_no_halo, level, inject, &level_times_);
-  }
-  swap_after_levels(prev_, next_, steps);
+  const int r = config_.grid.radius;
+  on_levels([&](auto& current, auto& previous, const auto& vel) {
+    const auto inject = source_term(vel);
+    sweep_level_outside(kernel_, current, previous, vel, all, inside.at(1), 1, inject, &level_times_);
+    for (int level = 2; level <= steps; ++level) {
+      const bool in_current = level % 2 == 1;  // where level - 1 is
+      Field<T>& plain = in_current ? prev_ : next_;
+      if (folded_) {
+        const FoldedField<T>& held = in_current ? folded_->prev : folded_->next;
+        for (const Box& slab : halo_slabs({true, true, true}, false, r)) held.copy_to(plain, slab);
+      }
+      exchange.start(plain);
+      sweep_level_outside(kernel_, current, previous, vel, reads_no_halo, inside.at(level), level, inject,
+                          &level_times_, exchange.between_blocks);
+      exchange.finish();
+      if (folded_) {
+        FoldedField<T>& held = in_current ? folded_->prev : folded_->next;
+        for (const Box& slab : halo_slabs({true, true, true}, true, r)) held.copy_from(plain, slab);
+      }
+      sweep_level_outside(kernel_, current, previous, vel, all, reads_no_halo, level, inject, &level_times_);
+    }
+    swap_after_levels(current, previous, steps);
+  });
   steps_done_ += steps;
 }
 

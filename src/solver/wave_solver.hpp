@@ -10,7 +10,8 @@
 // folded layout (stencil/folded_field.hpp), where the kernel computes; prev, next and vel in the plain
 // layout then carry what the rest of the program reads and writes: the halo exchange (the owned cells
 // it sends copied out before it starts, the halo it fills copied in after) and whole fields (snapshots,
-// checkpoints, checks), copied out when asked for. Sweeps of several steps do not run on it.
+// checkpoints, checks), copied out when asked for. Sweeps of several steps run on the folded levels
+// too, their exchanges through the plain fields alike (sweep_halo_to_send, sweep_halo_received).
 #include <array>
 #include <functional>
 #include <optional>
@@ -108,6 +109,15 @@ class WaveSolver {
   // which read no halo cell; after finish, those nearer.
   void split_sweep_inside(int steps, bool halo_current, const std::function<void()>* between_pieces = nullptr);
   void split_sweep_rest(int steps, bool halo_current, const LevelExchange& exchange);
+  // With folded levels, the halo exchanges before a sweep (of halo_field() and older_halo_field(), as
+  // deep as the sweep reads them: steps and steps - 1 radii, or one radius of the current level with
+  // split tiling) travel through the plain fields: sweep_halo_to_send copies the owned cells they send
+  // out of the folded levels, sweep_halo_received the halo they filled in (along the axes in flight, or
+  // the others, as halo_received). velocity_halo_received does the same for the velocity's halo once it
+  // is exchanged. Nothing without folded levels.
+  void sweep_halo_to_send(int steps);
+  void sweep_halo_received(int steps, bool in_flight);
+  void velocity_halo_received();
   // How deep from every face in flight sweep_inside(steps) leaves `field` (halo_field() or
   // older_halo_field()) unwritten: the exchange in flight may send those cells straight from it.
   int depth_unchanged_inside(int steps, const Field<T>& field) const;
@@ -149,11 +159,21 @@ class WaveSolver {
   bool split_tiling() const {
     return config_.parallel.temporal_halo == TemporalHalo::split && any_face(halo_faces_);
   }
-  std::function<void(Field<T>&, const Box&, int)> source_term() const;
+  // The source term for the levels of a sweep on fields with velocity `vel` (plain or folded).
+  template <typename F>
+  AfterLevel<F> source_term(const F& vel) const;
+  // body(current, previous, velocity) on the fields the kernel computes on: the folded levels (then
+  // newer than the plain fields) or the plain fields.
+  template <typename Body>
+  void on_levels(Body&& body);
 
   // The folded levels' faces with neighbours: the owned slabs sent (ghost false) or the ghost slabs
-  // filled (true) along `axes`, a radius deep.
-  std::vector<Box> halo_slabs(const std::array<bool, 3>& axes, bool ghost) const;
+  // filled (true; with their edges and corners beyond the other halo faces) along `axes`, `depth` deep.
+  std::vector<Box> halo_slabs(const std::array<bool, 3>& axes, bool ghost, int depth) const;
+  // The axes whose halo arrives after the exchange starts (in_flight) or is complete when it starts.
+  std::array<bool, 3> axes_arriving(bool in_flight) const;
+  // How deep a sweep of `steps` exchanges the current and the previous level.
+  std::array<int, 2> sweep_halo_depths(int steps) const;
   void copy_out_of_folded();
 
   const RunConfig& config_;

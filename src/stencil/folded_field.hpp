@@ -20,6 +20,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 #include "field/aligned_buffer.hpp"
 #include "field/field.hpp"
@@ -44,7 +46,12 @@ struct Fold<double> {
 template <typename T>
 class FoldedField {
  public:
+  using value_type = T;
   static constexpr int kFoldY = Fold<T>::y, kFoldZ = Fold<T>::z, kLanes = kFoldY * kFoldZ;
+  // A run of folds [first, end) along y or z.
+  struct FoldRange {
+    std::int64_t first = 0, end = 0;
+  };
 
   // Allocates without writing: first_touch() (or the kernel's first writes) place the pages.
   FoldedField(const Box& owned, int halo, bool huge_pages = false)
@@ -80,6 +87,32 @@ class FoldedField {
       if (from < to) std::fill(v + from * plane, v + to * plane, T(0));
     }
   }
+  // Writes zero into every element for a sweep whose threads each compute a slab of rows through
+  // every plane (temporal blocking's tiles): thread t of a team of n the y folds of rows
+  // [starts[t], starts[t + 1]) of every z fold, starts = thread_rows(n) (n + 1 values), the folds
+  // below the first start by the first thread and those from the last end on by the last.
+  void first_touch_rows(const std::function<std::vector<std::int64_t>(int threads)>& thread_rows) {
+    const std::int64_t row = fold_row_stride();
+    T* const v = values();
+    std::vector<std::int64_t> starts;
+#pragma omp parallel
+    {
+      // One thread asks for the team's rows; the implicit barrier of single publishes them.
+#pragma omp single
+      starts = thread_rows(omp_get_num_threads());
+      const auto [from, to] = row_folds_of_thread(omp_get_thread_num(), starts);
+      for (std::int64_t k = 0; k < nz_ && from < to; ++k)
+        std::fill(v + (k * ny_ + from) * row, v + (k * ny_ + to) * row, T(0));
+    }
+  }
+  // The y folds [first, end) that first_touch_rows has thread t write, of a team of starts.size() - 1.
+  FoldRange row_folds_of_thread(int t, const std::vector<std::int64_t>& starts) const {
+    const auto threads = static_cast<int>(starts.size()) - 1;
+    const auto fold_at = [&](std::int64_t y) { return std::clamp<std::int64_t>(fold_y(std::max(y, origin_[1])), 0, ny_); };
+    const std::int64_t from = t == 0 ? 0 : fold_at(starts[static_cast<std::size_t>(t)]);
+    const std::int64_t to = t == threads - 1 ? ny_ : fold_at(starts[static_cast<std::size_t>(t) + 1]);
+    return {from, std::max(from, to)};
+  }
   // The thread of a team of `threads` that first_touch(first_touch, computed) has write z fold k.
   int toucher_of_fold(std::int64_t k, const Box& computed, int threads) const {
     const auto [k0, k1] = computed_folds(computed);
@@ -99,9 +132,6 @@ class FoldedField {
   std::int64_t fold_y(std::int64_t y) const { return (y - origin_[1]) / kFoldY; }
   std::int64_t fold_z(std::int64_t z) const { return (z - origin_[2]) / kFoldZ; }
   // The folds [first, end) along y (z) that hold the rows (planes) of a non-empty `box`.
-  struct FoldRange {
-    std::int64_t first = 0, end = 0;
-  };
   FoldRange folds_y_of(const Box& box) const { return {fold_y(box.lo[1]), fold_y(box.hi[1] - 1) + 1}; }
   FoldRange folds_z_of(const Box& box) const { return {fold_z(box.lo[2]), fold_z(box.hi[2] - 1) + 1}; }
   // The first global y (z) of fold j (k).

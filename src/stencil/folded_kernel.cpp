@@ -121,14 +121,32 @@ void update_fold_row(const FoldedField<T>& prev, FoldedField<T>& next, const Fol
   }
 }
 
+// The weights as vectors and the lane shifts, made once per call and shared by its rows.
+template <typename T, int R>
+struct FoldedStencil {
+  typename FoldedVector<T>::reg c[R + 1];
+  FoldShifts<T> shifts;
+  explicit FoldedStencil(const T* weights) {
+    for (int k = 0; k <= R; ++k) c[k] = FoldedVector<T>::broadcast(weights[k]);
+  }
+};
+
+// The fold rows of folds [j0, j1) x [k0, k1) that hold points of `region`, z folds outermost.
+template <typename T, int R>
+void update_fold_block(const FoldedField<T>& prev, FoldedField<T>& next, const FoldedField<T>& vel,
+                       const Box& region, std::int64_t j0, std::int64_t j1, std::int64_t k0, std::int64_t k1,
+                       const FoldedStencil<T, R>& stencil) {
+  for (std::int64_t k = k0; k < k1; ++k)
+    for (std::int64_t j = j0; j < j1; ++j)
+      update_fold_row<T, R>(prev, next, vel, region.lo[0], region.hi[0], j, k, lanes_in(prev, region, j, k),
+                            stencil.c, stencil.shifts);
+}
+
 template <typename T, int R>
 void update_folded_radius(const FoldedField<T>& prev, FoldedField<T>& next, const FoldedField<T>& vel,
                           const Box& region, const T* weights, FoldedBlocking blocking,
                           const std::function<void()>* between_blocks) {
-  using V = FoldedVector<T>;
-  typename V::reg c[R + 1];
-  for (int k = 0; k <= R; ++k) c[k] = V::broadcast(weights[k]);
-  const FoldShifts<T> shifts;
+  const FoldedStencil<T, R> stencil(weights);
   // The z folds shared out as FoldedField::first_touch expects.
   const auto [j0, j1] = prev.folds_y_of(region);
   const auto [k0, k1] = prev.folds_z_of(region);
@@ -139,13 +157,16 @@ void update_folded_radius(const FoldedField<T>& prev, FoldedField<T>& next, cons
     const bool calls_hook = between_blocks != nullptr && omp_get_thread_num() == 0;
     for (std::int64_t kk = k0 + first; kk < k0 + end; kk += bz)
       for (std::int64_t jj = j0; jj < j1; jj += by) {
-        for (std::int64_t k = kk; k < std::min(kk + bz, k0 + end); ++k)
-          for (std::int64_t j = jj; j < std::min(jj + by, j1); ++j)
-            update_fold_row<T, R>(prev, next, vel, region.lo[0], region.hi[0], j, k, lanes_in(prev, region, j, k), c,
-                                  shifts);
+        update_fold_block<T, R>(prev, next, vel, region, jj, std::min(jj + by, j1), kk, std::min(kk + bz, k0 + end),
+                                stencil);
         if (calls_hook) (*between_blocks)();
       }
   }
+}
+
+void check_folded_shapes(const auto& prev, const auto& next, const auto& vel, int radius) {
+  if (prev.halo() < radius || !(prev.held() == next.held()) || !(prev.held() == vel.held()))
+    throw std::logic_error("update_folded: the fields must share one shape with a halo of at least the radius");
 }
 
 }  // namespace
@@ -157,9 +178,19 @@ void update_folded(const FoldedField<T>& prev, FoldedField<T>& next, const Folde
                    const T* weights, int radius, FoldedBlocking blocking,
                    const std::function<void()>* between_blocks) {
   if (region.empty()) return;
-  if (prev.halo() < radius || !(prev.held() == next.held()) || !(prev.held() == vel.held()))
-    throw std::logic_error("update_folded: the fields must share one shape with a halo of at least the radius");
+  check_folded_shapes(prev, next, vel, radius);
   dispatch_radius(radius, [&]<int R>() { update_folded_radius<T, R>(prev, next, vel, region, weights, blocking, between_blocks); });
+}
+
+template <typename T>
+void update_folded_on_this_thread(const FoldedField<T>& prev, FoldedField<T>& next, const FoldedField<T>& vel,
+                                  const Box& box, const T* weights, int radius) {
+  if (box.empty()) return;
+  dispatch_radius(radius, [&]<int R>() {
+    const auto [j0, j1] = prev.folds_y_of(box);
+    const auto [k0, k1] = prev.folds_z_of(box);
+    update_fold_block<T, R>(prev, next, vel, box, j0, j1, k0, k1, FoldedStencil<T, R>(weights));
+  });
 }
 
 #else
@@ -169,6 +200,12 @@ bool folded_kernel_built() { return false; }
 template <typename T>
 void update_folded(const FoldedField<T>&, FoldedField<T>&, const FoldedField<T>&, const Box&, const T*, int,
                    FoldedBlocking, const std::function<void()>*) {
+  throw std::logic_error("update_folded: this build has no AVX-512");
+}
+
+template <typename T>
+void update_folded_on_this_thread(const FoldedField<T>&, FoldedField<T>&, const FoldedField<T>&, const Box&, const T*,
+                                  int) {
   throw std::logic_error("update_folded: this build has no AVX-512");
 }
 
@@ -186,6 +223,10 @@ template FoldedBlocking folded_blocking_for<double>(const Index3&, const Index3&
 template void update_folded<float>(const FoldedField<float>&, FoldedField<float>&, const FoldedField<float>&,
                                    const Box&, const float*, int, FoldedBlocking,
                                    const std::function<void()>*);
+template void update_folded_on_this_thread<float>(const FoldedField<float>&, FoldedField<float>&,
+                                                  const FoldedField<float>&, const Box&, const float*, int);
+template void update_folded_on_this_thread<double>(const FoldedField<double>&, FoldedField<double>&,
+                                                   const FoldedField<double>&, const Box&, const double*, int);
 template void update_folded<double>(const FoldedField<double>&, FoldedField<double>&, const FoldedField<double>&,
                                     const Box&, const double*, int, FoldedBlocking,
                                     const std::function<void()>*);

@@ -39,6 +39,13 @@ void update_folded(const FoldedField<T>& prev, FoldedField<T>& next, const Folde
                    const T* weights, int radius, FoldedBlocking blocking = {},
                    const std::function<void()>* between_blocks = nullptr);
 
+// The same for the points of `box` on the calling thread, its folds in order (z outermost, x
+// innermost): for schedules of their own, such as temporal blocking. The box's folds and the
+// radius's around them must be held by the fields.
+template <typename T>
+void update_folded_on_this_thread(const FoldedField<T>& prev, FoldedField<T>& next, const FoldedField<T>& vel,
+                                  const Box& box, const T* weights, int radius);
+
 // The folded blocking that covers at least `blocking`'s y and z sizes (in points; 0 = the whole
 // extent, here `extent`) in whole folds: how a run's blocking.size reaches the folded kernel.
 template <typename T>

@@ -244,6 +244,33 @@ void Kernel<T>::check_fields(const Field<T>& prev, const Field<T>& next, const F
 }
 
 template <typename T>
+void Kernel<T>::update_on_this_thread(const FoldedField<T>& prev, FoldedField<T>& next, const FoldedField<T>& vel,
+                                      const Box& box) const {
+  if (variant_ != KernelVariant::folded)
+    throw std::logic_error(std::string("kernel: the ") + std::string(to_string(variant_)) +
+                           " variant computes on plain fields");
+  update_folded_on_this_thread(prev, next, vel, box, weights_.data(), radius_);
+}
+
+template <typename T>
+void Kernel<T>::check_fields(const FoldedField<T>& prev, const FoldedField<T>& next, const FoldedField<T>& vel,
+                             const Box& region) const {
+  if (!(prev.held() == next.held() && prev.held() == vel.held() && prev.halo() == next.halo() &&
+        prev.halo() == vel.halo()))
+    throw std::logic_error("kernel: prev, next and vel do not share one layout");
+  if (prev.halo() < radius_) throw std::logic_error("kernel: field halo is narrower than the stencil radius");
+  // A fold the region covers in part reads whole folds around it: one fold more than the points.
+  Box readable = prev.held();
+  readable.lo[1] += FoldedField<T>::kFoldY;
+  readable.hi[1] -= FoldedField<T>::kFoldY;
+  readable.lo[2] += FoldedField<T>::kFoldZ;
+  readable.hi[2] -= FoldedField<T>::kFoldZ;
+  const Box read = region.grown(radius_);
+  if (!region.empty() && intersect(read, readable) != read)
+    throw std::logic_error("kernel: the stencil of the region reads beyond the field's halo");
+}
+
+template <typename T>
 void Kernel<T>::update_reference(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& region) const {
   check_layout(prev, next, vel, region, radius_);
   dispatch_radius(radius_, [&]<int R>() { update_plain<T, R>(prev, next, vel, weights_.data(), region); });

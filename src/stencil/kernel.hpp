@@ -83,9 +83,14 @@ class Kernel {
   // layout (the caller checks once with check_fields): for schedules of their own, such as
   // temporal blocking, that cut the work finer than cache blocks. Not the folded variant (it throws).
   void update_on_this_thread(const Field<T>& prev, Field<T>& next, const Field<T>& vel, const Box& box) const;
-  // Throws std::logic_error unless the fields share one layout with a halo of at least R and
-  // `region` lies inside their owned box.
+  // The same for the folded variant on folded fields (the others throw): the folds of `box`.
+  void update_on_this_thread(const FoldedField<T>& prev, FoldedField<T>& next, const FoldedField<T>& vel,
+                             const Box& box) const;
+  // Throws std::logic_error unless the fields share one layout with a halo of at least R and every
+  // point the stencil of `region` reads is held (a region may reach into the halo).
   void check_fields(const Field<T>& prev, const Field<T>& next, const Field<T>& vel, const Box& region) const;
+  void check_fields(const FoldedField<T>& prev, const FoldedField<T>& next, const FoldedField<T>& vel,
+                    const Box& region) const;
 
   // Flops the reference implementation counts per updated point: 7R + 5 (61 at R = 8, as ISO3DFD).
   static constexpr int flops_per_point(int radius) { return 7 * radius + 5; }

@@ -51,7 +51,7 @@ void check_sweep_equals_steps(KernelVariant variant, int radius, int levels, std
     kernel.update(cur_a, prev_a, vel, region);
     swap(cur_a, prev_a);
   }
-  sweep_levels<T>(kernel, cur_b, prev_b, vel, LevelBoxes::fixed(region), levels, tile_rows, {});
+  sweep_levels(kernel, cur_b, prev_b, vel, LevelBoxes::fixed(region), levels, tile_rows, {});
   EXPECT_TRUE(bitwise_equal(cur_a, cur_b) && bitwise_equal(prev_a, prev_b))
       << to_string(variant) << " R=" << radius << " levels=" << levels << " tile rows " << tile_rows << " threads "
       << threads << " precision " << sizeof(T) * 8;
@@ -244,14 +244,14 @@ TEST(TemporalSweep, ThreadsComputeTheRowsFirstTouchGivesThem) {
   const Kernel<float> kernel(second_derivative_weights(radius), Blocking{{0, 7, 5}}, KernelVariant::columns);
   std::vector<int> computed_by(static_cast<std::size_t>(owned.hi[1]), -1);
   std::mutex record;
-  const auto after_level = [&](Field<float>&, const Box& box, int level) {
+  const AfterLevel<Field<float>> after_level = [&](Field<float>&, const Box& box, int level) {
     if (level != 1) return;
     const std::lock_guard<std::mutex> lock(record);
     for (std::int64_t y = box.lo[1]; y < box.hi[1]; ++y) computed_by[static_cast<std::size_t>(y)] = omp_get_thread_num();
   };
   omp_set_num_threads(threads);
   for (std::int64_t tile_rows : {0, 13}) {
-    sweep_levels<float>(kernel, cur, prev, vel, LevelBoxes::fixed(region), levels, tile_rows, after_level);
+    sweep_levels(kernel, cur, prev, vel, LevelBoxes::fixed(region), levels, tile_rows, after_level);
     const std::vector<std::int64_t> starts =
         temporal_thread_rows(LevelBoxes::fixed(region), levels, radius, tile_rows, threads);
     for (std::int64_t y = region.lo[1]; y < region.hi[1]; ++y) {
