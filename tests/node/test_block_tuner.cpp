@@ -134,9 +134,11 @@ TEST(BlockTuner, ChoosesTheFastestMeasuredCandidate) {
     }
     steps_tried.insert(steps);
   }
-  // The steps are searched with the one kernel the sizes chose (the final choice, unless a one-step
-  // candidate of the other kernel ends up with the best median after the leaders' repeats).
-  EXPECT_EQ(kernels_of_sweeps.size(), 1u);
+  // The steps are searched with the best kernel of the plain layout the sizes measured and, where
+  // built, the folded kernel (the final choice is among them, unless a one-step candidate of another
+  // kernel ends up with the best median after the leaders' repeats).
+  EXPECT_EQ(kernels_of_sweeps.size(), folded_kernel_built() ? 2u : 1u);
+  if (folded_kernel_built()) EXPECT_EQ(kernels_of_sweeps.count(KernelVariant::folded), 1u);
   if (out.blocking.steps > 1) {
     EXPECT_EQ(kernels_of_sweeps.count(out.variant), 1u);
   }
@@ -376,10 +378,11 @@ TEST(BlockTuner, ChoosesTheKernelOfTheFastestCandidate) {
   for (const auto& [key, r] : rates) EXPECT_LE(median_of(r), chosen);
 }
 
-// The folded kernel sweeps one step at a time: a search of T measures it at T = 1 only (the taller
-// tiles of several steps grow from the best other kernel), a search of the sizes for given steps
-// above 1 leaves it out, and asked for by name with steps the run cannot sweep it measures one step.
-TEST(BlockTuner, MeasuresTheFoldedKernelOneStepPerSweep) {
+// The folded kernel sweeps several steps too: a search of T measures it at T = 1 and grows taller
+// tiles of several steps from its best candidate (as from the plain layout's best), a search of the
+// sizes for given steps above 1 measures it at those steps, and where its levels would not fit
+// beside the plain fields "auto" leaves it out.
+TEST(BlockTuner, MeasuresTheFoldedKernelAtEveryStepsPerSweep) {
   if (!folded_kernel_built()) GTEST_SKIP() << "this build has no AVX-512";
   omp_set_num_threads(1);
   RunConfig c = small_config();
@@ -387,18 +390,17 @@ TEST(BlockTuner, MeasuresTheFoldedKernelOneStepPerSweep) {
   budget.floor_seconds = budget.cap_seconds = 100.0;  // never spent
   const auto fixed_time = [](double) { return 0.01; };
   const TuningOutcome searched = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, true, 4, budget, fixed_time);
-  bool folded_measured = false, several_steps_measured = false;
+  bool folded_one = false, folded_several = false, plain_several = false;
   for (const TuningMeasurement& m : searched.measured) {
-    if (m.variant == KernelVariant::folded) {
-      folded_measured = true;
-      EXPECT_EQ(m.blocking.steps, 1);
-    }
-    several_steps_measured = several_steps_measured || m.blocking.steps > 1;
+    const bool folded = m.variant == KernelVariant::folded;
+    folded_one = folded_one || (folded && m.blocking.steps == 1);
+    folded_several = folded_several || (folded && m.blocking.steps > 1);
+    plain_several = plain_several || (!folded && m.blocking.steps > 1);
   }
-  EXPECT_TRUE(folded_measured);
-  EXPECT_TRUE(several_steps_measured);
+  EXPECT_TRUE(folded_one);
+  EXPECT_TRUE(folded_several);
+  EXPECT_TRUE(plain_several);
 
-  // Where its levels would not fit in memory beside the plain fields, "auto" leaves it out.
   RunConfig tight = c;
   tight.tune.folded_fits = false;
   const TuningOutcome without = tune_blocking<float>(tight, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget, fixed_time);
@@ -406,17 +408,19 @@ TEST(BlockTuner, MeasuresTheFoldedKernelOneStepPerSweep) {
 
   c.blocking.steps = 3;
   const TuningOutcome given_steps = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 4, budget, fixed_time);
+  bool folded_given = false;
   for (const TuningMeasurement& m : given_steps.measured) {
-    EXPECT_NE(m.variant, KernelVariant::folded);
+    folded_given = folded_given || m.variant == KernelVariant::folded;
     EXPECT_EQ(m.blocking.steps, 3);
   }
+  EXPECT_TRUE(folded_given);
 
   c.kernel = KernelChoice::folded;
-  const TuningOutcome named = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 1, budget, fixed_time);
+  const TuningOutcome named = tune_blocking<float>(c, c.grid.whole(), c.grid.n, kNoNeighbours, true, false, 4, budget, fixed_time);
   ASSERT_FALSE(named.measured.empty());
   for (const TuningMeasurement& m : named.measured) {
     EXPECT_EQ(m.variant, KernelVariant::folded);
-    EXPECT_EQ(m.blocking.steps, 1);
+    EXPECT_EQ(m.blocking.steps, 3);
   }
 }
 
