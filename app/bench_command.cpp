@@ -318,8 +318,7 @@ int run_bench(const BenchOptions& o, MPI_Comm comm, const std::vector<std::strin
     std::vector<std::string_view> kernel_names;
     for (KernelVariant v : kernels) kernel_names.push_back(to_string(v));
     const std::string kernel_text =
-        kernels.size() > 1 ? fmt::format("chosen by the block tuner for each case among {} (under its row; the folded "
-                                         "vectors at one time step per sweep only)",
+        kernels.size() > 1 ? fmt::format("chosen by the block tuner for each case among {} (under its row)",
                                          fmt::join(kernel_names, ", "))
                            : std::string(to_string(kernels[0]));
     fmt::print("  kernel {} (stencil.kernel = {}, vectors: {}), blocks {}, time steps per sweep {}, {} B per "
