@@ -1,5 +1,6 @@
 #pragma once
-// Helpers the node-level kernel tests share: random fields and bitwise comparison.
+// Helpers the node-level kernel tests share: random fields, bitwise comparison and periodic halos.
+#include <cstdint>
 #include <cstring>
 #include <random>
 
@@ -31,6 +32,19 @@ bool bitwise_equal(const Field<T>& a, const Field<T>& b, const Box& box) {
 template <typename T>
 bool bitwise_equal(const Field<T>& a, const Field<T>& b) {
   return bitwise_equal(a, b, a.with_halo());
+}
+
+// The halo of a subdomain that is the whole periodic grid of `n` points, filled `width` deep from the
+// far side (faces, edges and corners): what the deep halo exchange does on one rank.
+template <typename T>
+void fill_periodic_halo(Field<T>& f, const Index3& n, int width) {
+  const Box& owned = f.owned();
+  const Box all = owned.grown(width);
+  const auto wrap = [](std::int64_t i, std::int64_t m) { return ((i % m) + m) % m; };
+  for (std::int64_t z = all.lo[2]; z < all.hi[2]; ++z)
+    for (std::int64_t y = all.lo[1]; y < all.hi[1]; ++y)
+      for (std::int64_t x = all.lo[0]; x < all.hi[0]; ++x)
+        if (!owned.contains({x, y, z})) f.at(x, y, z) = f.at(wrap(x, n[0]), wrap(y, n[1]), wrap(z, n[2]));
 }
 
 }  // namespace wave3d::test_support

@@ -23,6 +23,7 @@ namespace wave3d {
 namespace {
 
 using test_support::bitwise_equal;
+using test_support::fill_periodic_halo;
 using test_support::fill_random;
 
 // `levels` steps of the reference kernel on plain fields, and one folded sweep of `levels` from the
@@ -169,18 +170,6 @@ TEST(FoldedTemporalSweep, SolverSweepsWithTheSourceEqualSingleSteps) {
   EXPECT_TRUE(bitwise_equal(stepped.current(), swept.current()));
   EXPECT_TRUE(bitwise_equal(stepped.previous(), swept.previous()));
   EXPECT_NE(stepped.current().at(15, 13, 12), 0.0f);
-}
-
-// The halo of a subdomain that is the whole periodic grid, filled `width` deep from the far side
-// (faces, edges and corners): what the deep halo exchange does on one rank.
-void fill_periodic_halo(Field<float>& f, const Index3& n, int width) {
-  const Box& owned = f.owned();
-  const Box all = owned.grown(width);
-  const auto wrap = [](std::int64_t i, std::int64_t m) { return ((i % m) + m) % m; };
-  for (std::int64_t z = all.lo[2]; z < all.hi[2]; ++z)
-    for (std::int64_t y = all.lo[1]; y < all.hi[1]; ++y)
-      for (std::int64_t x = all.lo[0]; x < all.hi[0]; ++x)
-        if (!owned.contains({x, y, z})) f.at(x, y, z) = f.at(wrap(x, n[0]), wrap(y, n[1]), wrap(z, n[2]));
 }
 
 // A periodic grid with every face's halo filled by "a neighbour" through the plain fields, as the

@@ -26,6 +26,7 @@ namespace wave3d {
 namespace {
 
 using test_support::bitwise_equal;
+using test_support::fill_periodic_halo;
 using test_support::fill_random;
 
 // `levels` single steps and one sweep of `levels`, from the same random fields; the region keeps a
@@ -297,19 +298,6 @@ TEST(TemporalSweep, SolverSweepsWithTheSourceEqualSingleSteps) {
     EXPECT_EQ(times.points(level), sweeps_with_level[level - 1] * region) << "level " << level;
     EXPECT_GT(times.thread_seconds(level), 0.0) << "level " << level;
   }
-}
-
-// The halo of a subdomain that is the whole periodic grid, filled `width` deep from the far side
-// (faces, edges and corners): what the deep halo exchange does on one rank.
-template <typename T>
-void fill_periodic_halo(Field<T>& f, const Index3& n, int width) {
-  const Box& owned = f.owned();
-  const Box all = owned.grown(width);
-  const auto wrap = [](std::int64_t i, std::int64_t m) { return ((i % m) + m) % m; };
-  for (std::int64_t z = all.lo[2]; z < all.hi[2]; ++z)
-    for (std::int64_t y = all.lo[1]; y < all.hi[1]; ++y)
-      for (std::int64_t x = all.lo[0]; x < all.hi[0]; ++x)
-        if (!owned.contains({x, y, z})) f.at(x, y, z) = f.at(wrap(x, n[0]), wrap(y, n[1]), wrap(z, n[2]));
 }
 
 // The bits of every owned cell of f within `depth` of a face on the axes marked.
