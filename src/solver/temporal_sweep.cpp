@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "stencil/block_loop.hpp"
+#include "stencil/folded_kernel.hpp"
 
 namespace wave3d {
 namespace {
@@ -38,13 +39,14 @@ FrontGeometry front_geometry(const Kernel<T>& kernel, const Field<T>&) {
   return {kernel.radius(), step, 0, 1};
 }
 
-// Folded fields: whole z folds everywhere (the lag the radius rounded up to folds, one fold per step,
-// positions on the field's folds), so that no fold is computed in part at two positions.
+// Folded fields: whole z folds everywhere (the lag the radius rounded up to folds, positions on the
+// field's folds), so that no fold is computed in part at two positions, and as many folds per step as
+// the kernel computes at once.
 template <typename T>
 FrontGeometry front_geometry(const Kernel<T>& kernel, const FoldedField<T>& field) {
   constexpr std::int64_t fold = FoldedField<T>::kFoldZ;
   const std::int64_t lag = (kernel.radius() + fold - 1) / fold * fold;
-  return {lag, fold, field.held().lo[2], fold};
+  return {lag, fold * kFoldedZFoldsPerFrontStep, field.held().lo[2], fold};
 }
 
 // The front positions of a sweep, the same for every piece.

@@ -20,6 +20,12 @@ namespace wave3d {
 
 bool folded_kernel_built();
 
+// How many neighbouring z folds the kernel computes at once (at the same x and y fold), sharing the
+// lane permutes of the fold vectors they both read (what is left of a box's z folds in runs of half
+// as many, and so on), and how many a temporal sweep's wave front advances at a time.
+inline constexpr int kFoldedZFoldsAtOnce = 2;
+inline constexpr int kFoldedZFoldsPerFrontStep = 2;
+
 // How many y and z folds one thread's cache block spans (its z folds taken in chunks of z_folds, and
 // within each chunk the y folds in chunks of y_folds, x innermost). The defaults ran fastest of a few
 // on the Intel VM (R = 8, 256^3, 2 threads: 4 x 16 folds 1230 MPoints/s, 8 x 8 1216, 16 x 4 1201).

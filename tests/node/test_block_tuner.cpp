@@ -138,7 +138,9 @@ TEST(BlockTuner, ChoosesTheFastestMeasuredCandidate) {
   // built, the folded kernel (the final choice is among them, unless a one-step candidate of another
   // kernel ends up with the best median after the leaders' repeats).
   EXPECT_EQ(kernels_of_sweeps.size(), folded_kernel_built() ? 2u : 1u);
-  if (folded_kernel_built()) EXPECT_EQ(kernels_of_sweeps.count(KernelVariant::folded), 1u);
+  if (folded_kernel_built()) {
+    EXPECT_EQ(kernels_of_sweeps.count(KernelVariant::folded), 1u);
+  }
   if (out.blocking.steps > 1) {
     EXPECT_EQ(kernels_of_sweeps.count(out.variant), 1u);
   }
