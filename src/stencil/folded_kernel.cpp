@@ -88,17 +88,18 @@ inline typename V::reg neighbour_of(const typename V::reg* centre, const typenam
   else return V::permute(centre[-whole - 1], shifts[F - part], centre[-whole]);
 }
 
-// J rows of vectors at once: x in [x0, x1) of folds (j, k), (j, k + 1), ... (j, k + J - 1), each
-// with the reference kernel's operations in its order. Neighbouring z folds read the same pairs of
-// fold vectors shifted alike (fold k's neighbour 5 planes up is fold k + 1's one plane up), so the
-// J rows share those permutes, the port the folded kernel waits on: at R = 8 in single precision
-// 12 z permutes per vector alone, 7.5 per vector for two rows (on the Intel Xeon VM, R = 8, 256^3,
-// 2 threads: 1.10 ns per point and thread on the later levels of a temporal sweep one row at a time,
-// 0.97-1.03 two at a time; four at a time ran no faster than two).
-template <typename T, int R, int J>
+// I x J rows of vectors at once: x in [x0, x1) of folds (j + q, k + o), q < I, o < J, each with the
+// reference kernel's operations in its order. Neighbouring folds read the same pairs of fold vectors
+// shifted alike (fold k's neighbour 5 planes up is fold k + 1's one plane up), so the rows share those
+// permutes (the compiler merges the identical ones), the port the folded kernel waits on: at R = 8 in
+// single precision 24 permutes per vector one row at a time, 15 for 2 x 2 rows. On the Intel Xeon VM
+// (R = 8, 256^3, 2 threads, the later levels of a temporal sweep) one row at a time took 1.10 ns per
+// point and thread, 1 x 2 rows 0.97-1.03, 2 x 2 0.94-0.95; 4 along z or 4 along y ran no faster.
+template <typename T, int R, int J, int I>
 void update_fold_rows(const FoldedField<T>& prev, FoldedField<T>& next, const FoldedField<T>& vel, std::int64_t x0,
-                      std::int64_t x1, std::int64_t j, std::int64_t k, const typename FoldedVector<T>::mask (&lanes)[J],
-                      const typename FoldedVector<T>::reg* c, const FoldShifts<T>& shifts) {
+                      std::int64_t x1, std::int64_t j, std::int64_t k,
+                      const typename FoldedVector<T>::mask (&lanes)[I][J], const typename FoldedVector<T>::reg* c,
+                      const FoldShifts<T>& shifts) {
   using V = FoldedVector<T>;
   using reg = typename V::reg;
   constexpr int kFy = Fold<T>::y, kFz = Fold<T>::z, kLanes = kFy * kFz;
@@ -108,28 +109,30 @@ void update_fold_rows(const FoldedField<T>& prev, FoldedField<T>& next, const Fo
   const T* v = vel.vector(x0, j, k);
   T* n = next.vector(x0, j, k);
   for (std::int64_t x = x0; x < x1; ++x, p += kLanes, v += kLanes, n += kLanes) {
-    reg zs[2 * Bz + J];  // folds k - Bz ... k + J - 1 + Bz
-#pragma GCC unroll 16
-    for (int d = 0; d < 2 * Bz + J; ++d) zs[d] = V::load(p + (d - Bz) * sz);
 #pragma GCC unroll 4
-    for (int o = 0; o < J; ++o) {
-      const T* po = p + o * sz;
-      reg ys[2 * By + 1];
+    for (int q = 0; q < I; ++q)
+#pragma GCC unroll 4
+      for (int o = 0; o < J; ++o) {
+        const T* po = p + q * sy + o * sz;
+        reg zs[2 * Bz + 1], ys[2 * By + 1];
 #pragma GCC unroll 9
-      for (int d = -By; d <= By; ++d) ys[By + d] = d == 0 ? zs[Bz + o] : V::load(po + d * sy);
-      const reg centre = zs[Bz + o];
-      reg lap = V::mul(c[0], centre);
-      for_each_distance<R>([&]<int K>() {
-        const reg xpair = V::add(V::load(po - K * kLanes), V::load(po + K * kLanes));
-        const reg ypair = V::add(neighbour_of<V, kFy, K, -1>(ys + By, shifts.along_y),
-                                 neighbour_of<V, kFy, K, +1>(ys + By, shifts.along_y));
-        const reg zpair = V::add(neighbour_of<V, kFz, K, -1>(zs + Bz + o, shifts.along_z),
-                                 neighbour_of<V, kFz, K, +1>(zs + Bz + o, shifts.along_z));
-        lap = V::fma(c[K], V::add(V::add(xpair, ypair), zpair), lap);
-      });
-      V::store_lanes(n + o * sz, V::fma(V::load(v + o * sz), lap, V::sub(V::add(centre, centre), V::load(n + o * sz))),
-                     lanes[o]);
-    }
+        for (int d = -Bz; d <= Bz; ++d) zs[Bz + d] = V::load(po + d * sz);
+#pragma GCC unroll 9
+        for (int d = -By; d <= By; ++d) ys[By + d] = V::load(po + d * sy);
+        const reg centre = zs[Bz];
+        reg lap = V::mul(c[0], centre);
+        for_each_distance<R>([&]<int K>() {
+          const reg xpair = V::add(V::load(po - K * kLanes), V::load(po + K * kLanes));
+          const reg ypair = V::add(neighbour_of<V, kFy, K, -1>(ys + By, shifts.along_y),
+                                   neighbour_of<V, kFy, K, +1>(ys + By, shifts.along_y));
+          const reg zpair = V::add(neighbour_of<V, kFz, K, -1>(zs + Bz, shifts.along_z),
+                                   neighbour_of<V, kFz, K, +1>(zs + Bz, shifts.along_z));
+          lap = V::fma(c[K], V::add(V::add(xpair, ypair), zpair), lap);
+        });
+        const std::int64_t off = q * sy + o * sz;
+        V::store_lanes(n + off, V::fma(V::load(v + off), lap, V::sub(V::add(centre, centre), V::load(n + off))),
+                       lanes[q][o]);
+      }
   }
 }
 
@@ -149,15 +152,23 @@ void update_fold_block(const FoldedField<T>& prev, FoldedField<T>& next, const F
                        const Box& region, std::int64_t j0, std::int64_t j1, std::int64_t k0, std::int64_t k1,
                        const FoldedStencil<T, R>& stencil) {
   std::int64_t k = k0;
-  // Runs of kFoldedZFoldsAtOnce z folds, then of fewer (halving) for what is left.
+  // Runs of kFoldedZFoldsAtOnce z folds, then of fewer (halving) for what is left; y folds likewise in
+  // pairs.
   const auto rows_of = [&]<int J>() {
-    for (; k + J <= k1; k += J)
-      for (std::int64_t j = j0; j < j1; ++j) {
-        typename FoldedVector<T>::mask lanes[J];
-        for (int o = 0; o < J; ++o) lanes[o] = lanes_in(prev, region, j, k + o);
-        update_fold_rows<T, R, J>(prev, next, vel, region.lo[0], region.hi[0], j, k, lanes, stencil.c,
-                                  stencil.shifts);
-      }
+    for (; k + J <= k1; k += J) {
+      std::int64_t j = j0;
+      const auto at_once = [&]<int I>() {
+        for (; j + I <= j1; j += I) {
+          typename FoldedVector<T>::mask lanes[I][J];
+          for (int q = 0; q < I; ++q)
+            for (int o = 0; o < J; ++o) lanes[q][o] = lanes_in(prev, region, j + q, k + o);
+          update_fold_rows<T, R, J, I>(prev, next, vel, region.lo[0], region.hi[0], j, k, lanes, stencil.c,
+                                       stencil.shifts);
+        }
+      };
+      at_once.template operator()<2>();
+      at_once.template operator()<1>();
+    }
   };
   static_assert(kFoldedZFoldsAtOnce == 4 || kFoldedZFoldsAtOnce == 2 || kFoldedZFoldsAtOnce == 1);
   if constexpr (kFoldedZFoldsAtOnce >= 4) rows_of.template operator()<4>();

@@ -20,9 +20,9 @@ namespace wave3d {
 
 bool folded_kernel_built();
 
-// How many neighbouring z folds the kernel computes at once (at the same x and y fold), sharing the
-// lane permutes of the fold vectors they both read (what is left of a box's z folds in runs of half
-// as many, and so on), and how many a temporal sweep's wave front advances at a time.
+// How many neighbouring z folds the kernel computes at once (at the same x, two y folds at a time),
+// sharing the lane permutes of the fold vectors they both read (what is left of a box's z folds in
+// runs of half as many, and so on), and how many a temporal sweep's wave front advances at a time.
 inline constexpr int kFoldedZFoldsAtOnce = 2;
 inline constexpr int kFoldedZFoldsPerFrontStep = 2;
 
