@@ -63,7 +63,9 @@ class FoldedField {
         nx_(owned.extent(0) + 2 * halo),
         ny_(ceil_div(owned.extent(1), kFoldY) + 2 * folds_y_),
         nz_(ceil_div(owned.extent(2), kFoldZ) + 2 * folds_z_),
-        buffer_(static_cast<std::size_t>(nx_ * ny_ * nz_ * kLanes) * sizeof(T), huge_pages) {}
+        row_vectors_(padded_row_vectors(nx_)),
+        plane_vectors_(padded_plane_vectors(ny_ * row_vectors_)),
+        buffer_(static_cast<std::size_t>(nz_ * plane_vectors_ * kLanes) * sizeof(T), huge_pages) {}
 
   // Writes zero into every element: with `first_touch`, the z folds of `computed` (the region the
   // kernel sweeps most of the points in) each by the thread the folded kernel gives it (a contiguous
@@ -101,8 +103,9 @@ class FoldedField {
 #pragma omp single
       starts = thread_rows(omp_get_num_threads());
       const auto [from, to] = row_folds_of_thread(omp_get_thread_num(), starts);
-      for (std::int64_t k = 0; k < nz_ && from < to; ++k)
-        std::fill(v + (k * ny_ + from) * row, v + (k * ny_ + to) * row, T(0));
+      // The last thread also writes the padding after each plane's last fold row.
+      const std::int64_t plane = fold_plane_stride(), end = to == ny_ ? plane : to * row;
+      for (std::int64_t k = 0; k < nz_ && from < to; ++k) std::fill(v + k * plane + from * row, v + k * plane + end, T(0));
     }
   }
   // The y folds [first, end) that first_touch_rows has thread t write, of a team of starts.size() - 1.
@@ -140,8 +143,8 @@ class FoldedField {
 
   // Elements between the vectors of neighbouring x, y folds and z folds.
   static constexpr std::int64_t x_stride() { return kLanes; }
-  std::int64_t fold_row_stride() const { return nx_ * kLanes; }
-  std::int64_t fold_plane_stride() const { return ny_ * nx_ * kLanes; }
+  std::int64_t fold_row_stride() const { return row_vectors_ * kLanes; }
+  std::int64_t fold_plane_stride() const { return plane_vectors_ * kLanes; }
 
   // The vector of global x in folds (j, k).
   T* vector(std::int64_t x, std::int64_t j, std::int64_t k) { return values() + vector_offset(x, j, k); }
@@ -172,9 +175,18 @@ class FoldedField {
   T* values() const { return static_cast<T*>(buffer_.data()); }
   static std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
   static std::int64_t folds_beyond(int halo, int fold) { return ceil_div(halo, fold) + 1; }
+  // A vector is one cache line, and the kernel reads the same x of a dozen or more fold rows at once
+  // (its y and z neighbours). Were the strides between them multiples of 4 KiB (a 256-point subdomain
+  // with a 32-point halo: 320 lines per fold row), those lines would all fall in one set of the L1
+  // cache (64 sets of 12 ways on the Intel Xeon VM) and evict each other: the kernel ran 1.5-1.9x
+  // slower per level there. An odd number of lines per fold row puts neighbouring fold rows in
+  // different sets, and 32 lines more than a multiple of 64 per z fold puts the planes half a period
+  // apart.
+  static std::int64_t padded_row_vectors(std::int64_t vectors) { return vectors | 1; }
+  static std::int64_t padded_plane_vectors(std::int64_t vectors) { return vectors + ((32 - vectors % 64) + 64) % 64; }
 
   std::int64_t vector_offset(std::int64_t x, std::int64_t j, std::int64_t k) const {
-    return ((k * ny_ + j) * nx_ + (x - origin_[0])) * kLanes;
+    return (k * plane_vectors_ + j * row_vectors_ + (x - origin_[0])) * kLanes;
   }
   std::int64_t point_offset(std::int64_t x, std::int64_t y, std::int64_t z) const {
     const std::int64_t dy = y - origin_[1], dz = z - origin_[2];
@@ -185,6 +197,7 @@ class FoldedField {
   std::int64_t folds_y_, folds_z_;
   Index3 origin_;  // the first held point
   std::int64_t nx_, ny_, nz_;  // held points along x, folds along y and z
+  std::int64_t row_vectors_, plane_vectors_;  // vectors from one fold row (z fold) to the next, padding included
   AlignedBuffer buffer_;  // page-aligned, zero until written: the lanes beyond the owned box read zeros
 };
 

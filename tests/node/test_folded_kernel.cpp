@@ -37,6 +37,28 @@ void check_round_trip(int halo) {
   EXPECT_TRUE(bitwise_equal(source, back)) << "halo " << halo << ", " << sizeof(T) * 8 << " bit";
 }
 
+// The kernel reads the same x of many fold rows at once: no stride between fold rows or z folds is
+// a multiple of 4 KiB (which would put all those lines in one L1 set), even where the held rows are
+// (256 points and a 32-point halo: 320 lines).
+template <typename T>
+void check_strides_avoid_4k(const Box& owned, int halo) {
+  const FoldedField<T> f(owned, halo);
+  const std::int64_t line = 64 / static_cast<std::int64_t>(sizeof(T));  // elements per vector, one cache line
+  const std::int64_t row_lines = f.fold_row_stride() / line, plane_lines = f.fold_plane_stride() / line;
+  EXPECT_EQ(row_lines % 2, 1) << "row of " << row_lines << " lines";
+  EXPECT_EQ(plane_lines % 64, 32) << "plane of " << plane_lines << " lines";
+  EXPECT_GE(row_lines, f.held().extent(0));
+  EXPECT_GE(plane_lines, row_lines * (f.held().extent(1) / Fold<T>::y));
+}
+
+TEST(FoldedField, NoStrideBetweenFoldRowsIsAMultipleOf4KiB) {
+  for (int halo : {8, 32}) {
+    check_strides_avoid_4k<float>({{0, 0, 0}, {256, 256, 128}}, halo);
+    check_strides_avoid_4k<double>({{0, 0, 0}, {256, 256, 128}}, halo);
+    check_strides_avoid_4k<float>({{5, 3, 1}, {42, 30, 16}}, halo);
+  }
+}
+
 TEST(FoldedField, ValuesSurviveTheTripIntoTheFoldedLayoutAndBack) {
   for (int halo : {1, 2, 4, 8, 16}) {
     check_round_trip<float>(halo);
