@@ -136,10 +136,23 @@ std::optional<JitterSummary> jitter_summary(const RunOutcome& o) {
   return j;
 }
 
+namespace {
+
+// How the halo reaches the folded levels (RunOutcome::halo_route), as the end of the ranks line.
+std::string halo_route_text(const std::string& route) {
+  if (route == "folded") return ", exchanged in the folded layout";
+  if (route == "copied")
+    return ", copied between the folded levels and the plain fields around each exchange (sweeps of several steps, "
+           "or cuts along y or z off the folds)";
+  return "";
+}
+
+}  // namespace
+
 std::string format_summary(const RunConfig& c, const RunOutcome& o) {
   std::string s;
-  s += fmt::format("ranks:       {} x {} x {} process grid, halo {} per step over all ranks\n", o.process_grid[0],
-                   o.process_grid[1], o.process_grid[2], format_bytes(o.halo_bytes_per_step));
+  s += fmt::format("ranks:       {} x {} x {} process grid, halo {} per step over all ranks{}\n", o.process_grid[0],
+                   o.process_grid[1], o.process_grid[2], format_bytes(o.halo_bytes_per_step), halo_route_text(o.halo_route));
   const auto spreads = phase_spreads(o);
   if (!spreads.empty()) {
     s += fmt::format("phases:      ms per step, mean over steps after the first, spread over ranks\n");
@@ -275,6 +288,7 @@ nlohmann::json run_document(const RunConfig& config, const RunContext& context, 
   const HaloShare share = halo_share(config, o);
   doc["decomposition"] = {{"process_grid", o.process_grid},
                           {"halo_bytes_per_step", o.halo_bytes_per_step},
+                          {"halo_route", o.halo_route},
                           {"phase_mean_spread_over_ranks", spreads},
                           {"halo_exposed_fraction", optional_json(share.exposed_fraction)},
                           {"halo_hidden_fraction", optional_json(share.hidden_fraction)}};

@@ -9,10 +9,19 @@ namespace wave3d::engine {
 
 template <typename T>
 StepDriver<T>::StepDriver(const ParallelSettings& parallel, WaveSolver<T>& solver, mpi::HaloExchange<T>* halo,
-                          mpi::DeepHaloExchange<T>* deep, mpi::ProgressThread* progress_thread)
-    : parallel_(parallel), mode_(row_of(parallel.halo)), solver_(solver), halo_(halo), deep_(deep), progress_thread_(progress_thread) {
+                          mpi::FoldedHaloExchange<T>* folded_halo, mpi::DeepHaloExchange<T>* deep,
+                          mpi::ProgressThread* progress_thread)
+    : parallel_(parallel),
+      mode_(row_of(parallel.halo)),
+      solver_(solver),
+      halo_(halo),
+      folded_halo_(folded_halo),
+      deep_(deep),
+      progress_thread_(progress_thread) {
   if (parallel.progress == ProgressEngine::thread && progress_thread == nullptr)
     throw std::logic_error("StepDriver: progress = thread needs a progress thread");
+  if (folded_halo != nullptr && solver.folded_halo_field() == nullptr)
+    throw std::logic_error("StepDriver: an exchange of folded fields needs a solver with folded levels");
   // Thread 0 is the thread that initialised MPI, so polling from it is allowed at any thread level.
   poll_between_blocks_ = [this] {
     if (messages_done_) return;
@@ -28,7 +37,8 @@ StepDriver<T>::StepDriver(const ParallelSettings& parallel, WaveSolver<T>& solve
 
 template <typename T>
 StepPhaseTimes StepDriver<T>::step() {
-  if (halo_ == nullptr) throw std::logic_error("StepDriver::step: built without a halo exchange for single steps");
+  if (halo_ == nullptr && folded_halo_ == nullptr)
+    throw std::logic_error("StepDriver::step: built without a halo exchange for single steps");
   const StepPhaseTimes t = (this->*mode_.single_step)();
   solver_.advance();
   return t;
@@ -105,18 +115,48 @@ void StepDriver<T>::stop_progress(StepPhaseTimes& t) {
   if (parallel_.progress == ProgressEngine::poll) t.messages_done_after = polled_done_after_;
 }
 
+// A single step's exchange: of the folded level itself, or of the plain field with the folded
+// level's cells copied out before and its halo in after (the faces complete at start, which the
+// interior reads, right away).
+template <typename T>
+void StepDriver<T>::start_step_halo() {
+  if (folded_halo_ != nullptr) {
+    folded_halo_->start(*solver_.folded_halo_field());
+    return;
+  }
+  const double copying_out = omp_get_wtime();
+  Field<T>& field = solver_.halo_field_to_send();
+  const double copied_out = omp_get_wtime();
+  halo_->start(field);
+  const double copying_in = omp_get_wtime();
+  solver_.halo_received(false);
+  step_copies_ = {copied_out - copying_out, omp_get_wtime() - copying_in};
+}
+
+template <typename T>
+bool StepDriver<T>::step_halo_done() {
+  return folded_halo_ != nullptr ? folded_halo_->test() : halo_->test();
+}
+
+template <typename T>
+void StepDriver<T>::finish_step_halo(StepPhaseTimes& t) {
+  if (folded_halo_ != nullptr) {
+    folded_halo_->finish(*solver_.folded_halo_field());
+    record_halo_times(t, folded_halo_->last_times());
+    return;
+  }
+  halo_->finish(solver_.halo_field());
+  record_halo_times(t, halo_->last_times());
+  const double in0 = omp_get_wtime();
+  solver_.halo_received(true);
+  count_folded_copies(t, step_copies_[0], step_copies_[1] + omp_get_wtime() - in0);
+}
+
 template <typename T>
 StepPhaseTimes StepDriver<T>::bulk_step() {
   StepPhaseTimes t;
-  const double out0 = omp_get_wtime();
-  Field<T>& field = solver_.halo_field_to_send();
-  const double copied_out = omp_get_wtime() - out0;
-  halo_->exchange(field);
-  record_halo_times(t, halo_->last_times());
-  const double in0 = omp_get_wtime();
-  solver_.halo_received(false);
-  solver_.halo_received(true);
-  count_folded_copies(t, copied_out, omp_get_wtime() - in0);
+  start_step_halo();
+  finish_step_halo(t);
   region_done(counters::Region::halo);
   const double c0 = omp_get_wtime();
   solver_.compute(solver_.update_region());
@@ -128,26 +168,15 @@ StepPhaseTimes StepDriver<T>::bulk_step() {
 template <typename T>
 StepPhaseTimes StepDriver<T>::overlap_step() {
   StepPhaseTimes t;
-  const double out0 = omp_get_wtime();
-  Field<T>& field = solver_.halo_field_to_send();
-  const double copied_out = omp_get_wtime() - out0;
-  halo_->start(field);
-  const double in0 = omp_get_wtime();
-  solver_.halo_received(false);  // the faces complete when start returns, which the interior reads
-  double copied_in = omp_get_wtime() - in0;
+  start_step_halo();
   region_done(counters::Region::halo);
-  const std::function<void()>* hook = start_progress([this] { return halo_->test(); });
+  const std::function<void()>* hook = start_progress([this] { return step_halo_done(); });
   solver_.compute(solver_.interior_region(), hook);
   t.interior = omp_get_wtime() - posted_at_;
   stop_progress(t);
   region_done(counters::Region::compute);
 
-  halo_->finish(field);
-  record_halo_times(t, halo_->last_times());
-  const double in1 = omp_get_wtime();
-  solver_.halo_received(true);
-  copied_in += omp_get_wtime() - in1;
-  count_folded_copies(t, copied_out, copied_in);
+  finish_step_halo(t);
   region_done(counters::Region::halo);
 
   const double s0 = omp_get_wtime();

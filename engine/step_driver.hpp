@@ -13,10 +13,13 @@
 //   bulk:              exchange(prev, R deep) -> sweep inside -> per level: [exchange(level before)] -> rest
 //   overlap:           start(prev, R deep) -> sweep inside -> finish -> per level: [start(level before)
 //                      -> the rest a radius or more from the halo faces -> finish] -> the rest nearer
-// With the folded kernel, the cells a single step's exchange sends are copied out of the folded
-// levels before it starts and the halo it fills into them after (WaveSolver::halo_field_to_send).
+// With the folded kernel, a single step's exchange fills the current folded level itself where the
+// decomposition's cuts lie on folds (mpi/folded_halo_exchange.hpp); elsewhere the cells it sends are
+// copied out of the folded levels before it starts and the halo it fills into them after
+// (WaveSolver::halo_field_to_send), as for the exchanges of sweeps.
 // Each mode is one row of a table in step_driver.cpp. This is where the node-level solver and the MPI
 // layer meet.
+#include <array>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -24,6 +27,7 @@
 #include "config/run_config.hpp"
 #include "counters/region_counters.hpp"
 #include "mpi/deep_halo_exchange.hpp"
+#include "mpi/folded_halo_exchange.hpp"
 #include "mpi/halo_exchange.hpp"
 #include "mpi/progress_thread.hpp"
 #include "solver/wave_solver.hpp"
@@ -41,10 +45,12 @@ template <typename T>
 class StepDriver {
  public:
   // progress_thread may be null unless config.parallel.progress is thread. Single steps need
-  // `halo`, sweeps `deep` (which must be as deep as the solver's halo); the other may be null.
-  // With `deep`, construction exchanges the velocity's halo (collective).
+  // `halo` or, where the solver has folded levels, `folded_halo`; sweeps `deep` (which must be as deep
+  // as the solver's halo); the others may be null. With `deep`, construction exchanges the velocity's
+  // halo (collective).
   StepDriver(const ParallelSettings& parallel, WaveSolver<T>& solver, mpi::HaloExchange<T>* halo,
-             mpi::DeepHaloExchange<T>* deep, mpi::ProgressThread* progress_thread);
+             mpi::FoldedHaloExchange<T>* folded_halo, mpi::DeepHaloExchange<T>* deep,
+             mpi::ProgressThread* progress_thread);
 
   StepPhaseTimes step();
   // `steps` time steps in one sweep; the times are the sweep's, for all its steps.
@@ -62,6 +68,10 @@ class StepDriver {
   static const ModeRow& row_of(HaloMode mode);
   StepPhaseTimes bulk_step();
   StepPhaseTimes overlap_step();
+  // A single step's exchange in parts (see the .cpp).
+  void start_step_halo();
+  bool step_halo_done();
+  void finish_step_halo(StepPhaseTimes& t);
   StepPhaseTimes bulk_sweep(int steps);
   StepPhaseTimes overlap_sweep(int steps);
   StepPhaseTimes split_sweep(int steps, bool overlap);  // split tiling, see the top
@@ -79,6 +89,7 @@ class StepDriver {
   const ModeRow& mode_;
   WaveSolver<T>& solver_;
   mpi::HaloExchange<T>* halo_;
+  mpi::FoldedHaloExchange<T>* folded_halo_;
   mpi::DeepHaloExchange<T>* deep_;
   mpi::ProgressThread* progress_thread_;
   std::function<bool()> test_messages_;  // of the exchange in flight
@@ -87,6 +98,7 @@ class StepDriver {
   double posted_at_ = 0;
   std::optional<double> polled_done_after_;
   counters::RegionCounters* regions_ = nullptr;
+  std::array<double, 2> step_copies_{};  // seconds copying out of and into the folded level so far this step
 };
 
 extern template class StepDriver<float>;

@@ -36,6 +36,13 @@ void build_subdomain_fields(SubdomainFields<T>& fields, const RunConfig& config,
     fields.halo.emplace(cart, cart.owned(), config.grid.radius, first_updated_x(config.grid, cart.owned()),
                         x_faces_before_compute(config));
     fields.solver.emplace(config, cart.owned(), fields.halo->remote_axes(), fields.halo->faces_with_neighbours());
+    // With folded levels the exchange fills them directly where the folds of neighbours line up (the
+    // same faces, axes in flight and protocol, so the solver built above fits it too).
+    const FoldedField<T>* folded = fields.solver->folded_halo_field();
+    if (folded != nullptr && mpi::FoldedHaloExchange<T>::fits(config.grid.n, cart.dims())) {
+      fields.folded_halo.emplace(cart, config.grid.n, *folded, x_faces_before_compute(config));
+      fields.halo.reset();
+    }
   }
 }
 

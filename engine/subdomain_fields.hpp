@@ -14,6 +14,7 @@
 #include "engine/step_driver.hpp"
 #include "mpi/cartesian.hpp"
 #include "mpi/deep_halo_exchange.hpp"
+#include "mpi/folded_halo_exchange.hpp"
 #include "mpi/halo_exchange.hpp"
 #include "mpi/progress_thread.hpp"
 #include "solver/wave_solver.hpp"
@@ -35,14 +36,15 @@ template <typename T>
 struct SubdomainFields {
   std::optional<WaveSolver<T>> solver;
   std::optional<mpi::HaloExchange<T>> halo;
+  std::optional<mpi::FoldedHaloExchange<T>> folded_halo;  // instead of halo where the folds line up
   std::optional<mpi::DeepHaloExchange<T>> deep_halo;
 
   bool sweeping() const { return deep_halo.has_value(); }
   // The driver of their steps in the halo mode of `parallel` (collective with sweeps: it exchanges
   // the velocity's halo). progress_thread: as StepDriver.
   StepDriver<T> driver(const ParallelSettings& parallel, mpi::ProgressThread* progress_thread) {
-    return StepDriver<T>(parallel, *solver, halo ? &*halo : nullptr, deep_halo ? &*deep_halo : nullptr,
-                         progress_thread);
+    return StepDriver<T>(parallel, *solver, halo ? &*halo : nullptr, folded_halo ? &*folded_halo : nullptr,
+                         deep_halo ? &*deep_halo : nullptr, progress_thread);
   }
 };
 

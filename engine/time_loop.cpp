@@ -202,9 +202,13 @@ void describe_set_up(const RankRun<T>& run, const RunConfig& requested, MPI_Comm
     if (config.parallel.temporal_halo == TemporalHalo::split) return static_cast<double>(deep.bytes_for({r}));
     return static_cast<double>(deep.bytes_for({sweeps.steps * r, (sweeps.steps - 1) * r})) / sweeps.steps;
   };
-  const double my_halo_bytes_per_step =
-      run.sweeping() ? sweep_bytes_per_step() : static_cast<double>(run.fields.halo->bytes_per_exchange());
+  const auto step_bytes = [&] {
+    const auto& fields = run.fields;
+    return static_cast<double>(fields.folded_halo ? fields.folded_halo->bytes_per_exchange() : fields.halo->bytes_per_exchange());
+  };
+  const double my_halo_bytes_per_step = run.sweeping() ? sweep_bytes_per_step() : step_bytes();
   out.halo_bytes_per_step = static_cast<std::uint64_t>(mpi::allreduce_sum(comm, my_halo_bytes_per_step));
+  if (solver.has_folded_levels()) out.halo_route = run.fields.folded_halo ? "folded" : "copied";
 }
 
 // Each level's kernel time and points, summed over the ranks (a rank whose boxes were empty at the

@@ -1,5 +1,5 @@
 #pragma once
-// What the two halo exchanges (halo_exchange.cpp, deep_halo_exchange.cpp) share: the boxes a message
+// What the halo exchanges (halo_exchange.cpp, folded_halo_exchange.cpp, deep_halo_exchange.cpp) share: the boxes a message
 // carries, the MPI type of a field value, their phase timer and how they walk a face's rows. Internal
 // to mpi/.
 #include <mpi.h>
@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "field/field.hpp"
 #include "geometry/box.hpp"
@@ -22,6 +23,16 @@ MPI_Datatype datatype_of() {
 
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The tag of a face's message travelling along `axis` in `direction` (halo_exchange.hpp's protocol).
+inline int travel_tag(int axis, int direction) { return 2 * axis + (direction > 0 ? 1 : 0); }
+
+// A box as [x0..x1, y0..y1, z0..z1), for error messages.
+inline std::string box_text(const Box& b) {
+  std::string s = "[";
+  for (int a = 0; a < 3; ++a) s += (a > 0 ? ", " : "") + std::to_string(b.lo[a]) + ".." + std::to_string(b.hi[a]);
+  return s + ')';
 }
 
 // The offset (-1, 0 or +1 per axis) of the face neighbour one step along `axis` in `direction`.

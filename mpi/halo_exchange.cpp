@@ -14,11 +14,11 @@ namespace wave3d::mpi {
 namespace {
 
 using halo::datatype_of;
+using halo::box_text;
 using halo::seconds_since;
+using halo::travel_tag;
 
 
-// The tag of a message travelling along `axis` in `direction`; see the header's protocol.
-int travel_tag(int axis, int direction) { return 2 * axis + (direction > 0 ? 1 : 0); }
 
 // The owned cells within `width` of the `direction` face along `axis` (the owned range along the
 // other two axes: faces, no edges or corners), and the ghost cells just outside that face.
@@ -27,16 +27,6 @@ Box send_slab(const Box& owned, int axis, int direction, int width) {
 }
 Box ghost_slab(const Box& owned, int axis, int direction, int width) {
   return halo::ghost_box(owned, halo::face_offset(axis, direction), width);
-}
-
-std::string box_text(const Box& b) {
-  std::string s = "[";
-  for (int a = 0; a < 3; ++a) {
-    if (a > 0) s += ", ";
-    s += std::to_string(b.lo[a]) + ".." + std::to_string(b.hi[a]);
-  }
-  s += ')';
-  return s;
 }
 
 // Calls fn(face, row, y, z) for every row (x contiguous) of every face for which take(face) holds.

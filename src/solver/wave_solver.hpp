@@ -69,6 +69,10 @@ class WaveSolver {
   // (false: complete when the exchange starts), that halo copied into the current folded level
   // (nothing without folded levels),
   void halo_received(bool in_flight);
+  // or instead of those three, with folded levels, the current folded level itself, for an exchange
+  // of folded fields (mpi/folded_halo_exchange.hpp); null without folded levels,
+  FoldedField<T>* folded_halo_field() { return folded_ ? &folded_->prev : nullptr; }
+  bool has_folded_levels() const { return folded_.has_value(); }
   // the kernel on part of the update region (see Kernel::update for between_blocks),
   void compute(const Box& region, const std::function<void()>* between_blocks = nullptr);
   // and the end of the step once the whole update region is computed: source term, swap.

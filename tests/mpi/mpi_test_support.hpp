@@ -58,6 +58,21 @@ inline std::string text(const Index3& v) {
 inline std::string text(const Dims3& v) {
   return std::to_string(v[0]) + "x" + std::to_string(v[1]) + "x" + std::to_string(v[2]);
 }
+// The periodicities (x, y, z) the halo exchange tests try.
+using Periodic = std::array<bool, 3>;
+inline constexpr Periodic kPeriodicities[] = {
+    {false, false, false}, {true, true, true}, {true, false, true}, {false, true, false}};
+
+// What the exchange tests put in every cell an exchange may fill, and what stays beyond a zero boundary.
+inline constexpr double kSentinel = -1.0;
+
+// A distinct value per global point and tag (an exchange's step or a field), exact in float (below
+// 2^24) while every axis stays below 64.
+template <typename T>
+T value_at(const Index3& p, int tag) {
+  return static_cast<T>(p[0] + 64 * (p[1] + 64 * (p[2] + 64 * static_cast<std::int64_t>(tag))));
+}
+
 inline std::string text(const std::array<bool, 3>& p) {
   std::string s = "periodic(";
   for (int a = 0; a < 3; ++a) s += p[static_cast<std::size_t>(a)] ? (a ? ",1" : "1") : (a ? ",0" : "0");

@@ -34,7 +34,10 @@ using wave3d::mpi::DeepHaloExchange;
 using wave3d::mpi::Dims3;
 namespace t = wave3d::mpi::testing;
 
-using Periodic = std::array<bool, 3>;
+using t::kPeriodicities;
+using t::kSentinel;
+using t::Periodic;
+using t::value_at;
 
 struct Case {
   Index3 n;
@@ -45,16 +48,6 @@ struct Case {
 // Uneven grids; widths below the halo, equal to it, and zero for one field. Every axis is below 64
 // so the test function stays exact in float.
 constexpr Case kCases[] = {{{23, 17, 13}, 6, 6, 4}, {{40, 36, 33}, 8, 8, 6}, {{23, 17, 13}, 6, 3, 0}};
-constexpr Periodic kPeriodicities[] = {
-    {false, false, false}, {true, true, true}, {true, false, true}, {false, true, false}};
-
-constexpr double kSentinel = -1.0;
-
-template <typename T>
-T value_at(const Index3& p, int field) {
-  return static_cast<T>(p[0] + 64 * (p[1] + 64 * (p[2] + 64 * static_cast<std::int64_t>(field))));
-}
-
 template <typename T>
 void fill(Field<T>& f, int field) {
   const Box all = f.with_halo();

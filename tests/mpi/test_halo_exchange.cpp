@@ -35,7 +35,10 @@ using wave3d::mpi::Dims3;
 using wave3d::mpi::HaloExchange;
 namespace t = wave3d::mpi::testing;
 
-using Periodic = std::array<bool, 3>;
+using t::kPeriodicities;
+using t::kSentinel;
+using t::Periodic;
+using t::value_at;
 
 struct Shape {
   Index3 n;
@@ -45,17 +48,6 @@ struct Shape {
 // Uneven grids (no axis divides evenly by most rank counts), two halo widths. Every axis is below 64
 // so the test function below stays exact in float.
 constexpr Shape kShapes[] = {{{23, 17, 13}, 2}, {{23, 17, 13}, 4}, {{40, 36, 33}, 4}};
-constexpr Periodic kPeriodicities[] = {
-    {false, false, false}, {true, true, true}, {true, false, true}, {false, true, false}};
-
-constexpr double kSentinel = -1.0;
-
-// A distinct value per global point and exchange step, exactly representable in float (< 2^24).
-template <typename T>
-T value_at(std::int64_t x, std::int64_t y, std::int64_t z, int step) {
-  return static_cast<T>(x + 64 * (y + 64 * (z + 64 * static_cast<std::int64_t>(step))));
-}
-
 template <typename T>
 void fill(Field<T>& f, int step) {
   const Box all = f.with_halo();
@@ -63,7 +55,7 @@ void fill(Field<T>& f, int step) {
   for (std::int64_t z = all.lo[2]; z < all.hi[2]; ++z)
     for (std::int64_t y = all.lo[1]; y < all.hi[1]; ++y)
       for (std::int64_t x = all.lo[0]; x < all.hi[0]; ++x)
-        f.at(x, y, z) = owned.contains({x, y, z}) ? value_at<T>(x, y, z, step) : static_cast<T>(kSentinel);
+        f.at(x, y, z) = owned.contains({x, y, z}) ? value_at<T>({x, y, z}, step) : static_cast<T>(kSentinel);
 }
 
 // Checks every cell of f's allocated box (owned and ghost) against what a correct exchange leaves.
@@ -89,13 +81,13 @@ std::optional<std::string> verify(const Field<T>& f, const Index3& n, const Peri
         T expected = static_cast<T>(kSentinel);
         const char* kind = "face ghost";
         if (outside == 0) {
-          expected = value_at<T>(x, y, z, step);
+          expected = value_at<T>({x, y, z}, step);
           kind = "owned";
         } else {
           const bool inside_grid = p[axis] >= 0 && p[axis] < n[axis];
           if (inside_grid || periodic[static_cast<std::size_t>(axis)]) {
             p[axis] = t::wrap(p[axis], n[axis]);
-            expected = value_at<T>(p[0], p[1], p[2], step);
+            expected = value_at<T>(p, step);
           } else {
             kind = "ghost beyond a zero boundary";
           }
