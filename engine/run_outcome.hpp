@@ -60,8 +60,8 @@ struct RunOutcome {
   std::vector<std::string> placement_notices;
   std::uint64_t halo_bytes_per_step = 0;  // sent by all ranks together
   // How the halo reaches the folded kernel's levels: straight from and into them ("folded", where the
-  // cuts along y and z lie on folds and steps are single), or copied out of them into the plain fields
-  // and back around each exchange ("copied"); "plain" without folded levels.
+  // cuts along y and z lie on folds, with single steps or split tiling), or copied out of them into the
+  // plain fields and back around each exchange ("copied"); "plain" without folded levels.
   std::string halo_route = "plain";
   // Memory of this rank (rank 0's on rank 0): the three fields, and RSS around them.
   std::size_t field_bytes = 0;

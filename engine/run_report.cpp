@@ -142,7 +142,7 @@ namespace {
 std::string halo_route_text(const std::string& route) {
   if (route == "folded") return ", exchanged in the folded layout";
   if (route == "copied")
-    return ", copied between the folded levels and the plain fields around each exchange (sweeps of several steps, "
+    return ", copied between the folded levels and the plain fields around each exchange (deep halos of sweeps, "
            "or cuts along y or z off the folds)";
   return "";
 }

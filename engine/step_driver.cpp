@@ -255,7 +255,9 @@ StepPhaseTimes StepDriver<T>::overlap_sweep(int steps) {
 // Split tiling: the current level a radius deep before the inside (bulk) or while it is computed
 // (overlap; the inside then keeps a radius further from the faces), then the rest level by level,
 // each level after the first with an exchange of the level before it. The exchanges travel
-// straight from the fields: what they send is not written until they are done.
+// straight from the fields: what they send is not written until they are done. With an exchange of
+// folded fields they fill the folded levels themselves; otherwise the folded levels' cells go
+// through the plain fields (WaveSolver::sweep_halo_to_send and split_sweep_rest copy them).
 template <typename T>
 StepPhaseTimes StepDriver<T>::split_sweep(int steps, bool overlap) {
   StepPhaseTimes t;
@@ -265,34 +267,58 @@ StepPhaseTimes StepDriver<T>::split_sweep(int steps, bool overlap) {
     t.unpack += h.unpack;
   };
   const int r = solver_.kernel().radius();
-  const auto level_slab = [r](Field<T>& level) {
-    return std::vector{typename mpi::DeepHaloExchange<T>::Slab{&level, r, r}};
+  // One level's exchange a radius deep, of the folded level or of the plain field.
+  FoldedField<T>* folded_in_flight = nullptr;
+  const auto start_level = [&](Field<T>& plain, FoldedField<T>* folded) {
+    if (folded != nullptr) folded_halo_->start(*folded);
+    else deep_->start({{&plain, r, r}});
+    folded_in_flight = folded;
   };
+  const auto level_done = [this] { return folded_halo_ != nullptr ? folded_halo_->test() : deep_->test(); };
+  const auto finish_level = [&] {
+    if (folded_in_flight != nullptr) {
+      folded_halo_->finish(*folded_in_flight);
+      add_halo_times(folded_halo_->last_times());
+    } else {
+      deep_->finish();
+      add_halo_times(deep_->last_times());
+    }
+  };
+  const auto exchange_level = [&](Field<T>& plain, FoldedField<T>* folded) {
+    if (folded == nullptr) {
+      deep_->exchange({{&plain, r, r}});
+      add_halo_times(deep_->last_times());
+      return;
+    }
+    start_level(plain, folded);
+    finish_level();
+  };
+
+  FoldedField<T>* const current = folded_halo_ != nullptr ? solver_.folded_halo_field() : nullptr;
   const double out0 = omp_get_wtime();
-  solver_.sweep_halo_to_send(steps);
+  if (current == nullptr) solver_.sweep_halo_to_send(steps);
   const double copied_out = omp_get_wtime() - out0;
   double copied_in = 0;
   const auto copy_in = [&](bool in_flight) {
+    if (current != nullptr) return;
     const double in0 = omp_get_wtime();
     solver_.sweep_halo_received(steps, in_flight);
     copied_in += omp_get_wtime() - in0;
   };
   if (overlap) {
-    deep_->start(level_slab(solver_.halo_field()));
+    start_level(solver_.halo_field(), current);
     copy_in(false);
     region_done(counters::Region::halo);
-    const std::function<void()>* hook = start_progress([this] { return deep_->test(); });
+    const std::function<void()>* hook = start_progress(level_done);
     solver_.split_sweep_inside(steps, false, hook);
     t.interior = omp_get_wtime() - posted_at_;
     stop_progress(t);
     region_done(counters::Region::compute);
-    deep_->finish();
-    add_halo_times(deep_->last_times());
+    finish_level();
     copy_in(true);
     region_done(counters::Region::halo);
   } else {
-    deep_->exchange(level_slab(solver_.halo_field()));
-    add_halo_times(deep_->last_times());
+    exchange_level(solver_.halo_field(), current);
     copy_in(false);
     copy_in(true);
     region_done(counters::Region::halo);
@@ -312,22 +338,26 @@ StepPhaseTimes StepDriver<T>::split_sweep(int steps, bool overlap) {
     exchanging += omp_get_wtime() - e0;
   };
   typename WaveSolver<T>::LevelExchange exchange;
+  Field<T>& no_plain = solver_.halo_field();  // unused by a folded exchange
   if (overlap) {
     exchange.start = [&](Field<T>& level) {
-      timed([&] { deep_->start(level_slab(level)); });
-      start_progress([this] { return deep_->test(); });
+      timed([&] { start_level(level, nullptr); });
+      start_progress(level_done);
     };
+    if (current != nullptr)
+      exchange.start_folded = [&](FoldedField<T>& level) {
+        timed([&] { start_level(no_plain, &level); });
+        start_progress(level_done);
+      };
     exchange.between_blocks = parallel_.progress == ProgressEngine::poll ? &poll_between_blocks_ : nullptr;
     exchange.finish = [&] {
       if (parallel_.progress == ProgressEngine::thread) progress_thread_->stop();
-      timed([&] { deep_->finish(); });
-      add_halo_times(deep_->last_times());
+      timed(finish_level);
     };
   } else {
-    exchange.start = [&](Field<T>& level) {
-      timed([&] { deep_->exchange(level_slab(level)); });
-      add_halo_times(deep_->last_times());
-    };
+    exchange.start = [&](Field<T>& level) { timed([&] { exchange_level(level, nullptr); }); };
+    if (current != nullptr)
+      exchange.start_folded = [&](FoldedField<T>& level) { timed([&] { exchange_level(no_plain, &level); }); };
     exchange.finish = [] {};
   }
   solver_.split_sweep_rest(steps, !overlap, exchange);

@@ -26,6 +26,24 @@ std::array<bool, 3> x_faces_before_compute(const RunConfig& config) {
 
 }  // namespace
 
+namespace {
+
+// Whether the folded levels of `solver` exchange themselves (mpi/folded_halo_exchange.hpp) rather
+// than through the plain fields: where the neighbours' folds line up, for single steps and split
+// tiling's exchanges of one level a radius deep (the deep halos of sweeps carry edges and corners,
+// which that exchange does not). Split tiling in overlap mode computes its inside's second level up to
+// 2R from the faces while the current level's z folds travel straight from the field, so the folds
+// holding the R planes sent must lie within 2R of the face (not so at R = 1 with folds of 4).
+template <typename T>
+bool folded_levels_exchanged(const RunConfig& config, const mpi::CartesianComm& cart, const WaveSolver<T>& solver) {
+  if (!solver.has_folded_levels() || !mpi::FoldedHaloExchange<T>::fits(config.grid.n, cart.dims())) return false;
+  if (config.blocking.steps <= 1) return true;
+  const int r = config.grid.radius, fold = FoldedField<T>::kFoldZ;
+  return config.parallel.temporal_halo == TemporalHalo::split && (r + fold - 1) / fold * fold <= 2 * r;
+}
+
+}  // namespace
+
 template <typename T>
 void build_subdomain_fields(SubdomainFields<T>& fields, const RunConfig& config, const mpi::CartesianComm& cart) {
   if (config.blocking.steps > 1) {
@@ -36,13 +54,12 @@ void build_subdomain_fields(SubdomainFields<T>& fields, const RunConfig& config,
     fields.halo.emplace(cart, cart.owned(), config.grid.radius, first_updated_x(config.grid, cart.owned()),
                         x_faces_before_compute(config));
     fields.solver.emplace(config, cart.owned(), fields.halo->remote_axes(), fields.halo->faces_with_neighbours());
-    // With folded levels the exchange fills them directly where the folds of neighbours line up (the
-    // same faces, axes in flight and protocol, so the solver built above fits it too).
-    const FoldedField<T>* folded = fields.solver->folded_halo_field();
-    if (folded != nullptr && mpi::FoldedHaloExchange<T>::fits(config.grid.n, cart.dims())) {
-      fields.folded_halo.emplace(cart, config.grid.n, *folded, x_faces_before_compute(config));
-      fields.halo.reset();
-    }
+  }
+  // The folded exchange has the same faces, axes in flight and protocol as the exchange the solver
+  // was built with. With sweeps the deep exchange stays, for the velocity's halo at the start.
+  if (folded_levels_exchanged(config, cart, *fields.solver)) {
+    fields.folded_halo.emplace(cart, config.grid.n, *fields.solver->folded_halo_field(), x_faces_before_compute(config));
+    fields.halo.reset();
   }
 }
 

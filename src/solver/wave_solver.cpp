@@ -336,8 +336,9 @@ void WaveSolver<T>::split_sweep_inside(int steps, bool halo_current, const std::
 // tiles). From level 2 on the inside stays at least a radius from the halo faces, so the rest
 // splits into the points that read no halo cell, computed while the exchange is in flight, and the
 // slabs a radius thick along the halo faces, computed after it. With folded levels the exchange
-// travels through the plain field of the same parity: the owned cells it sends copied out before it
-// starts, the halo it brings copied in once it is done.
+// fills the folded level itself (LevelExchange::start_folded) or travels through the plain field of
+// the same parity: the owned cells it sends copied out before it starts, the halo it brings copied in
+// once it is done.
 template <typename T>
 void WaveSolver<T>::split_sweep_rest(int steps, bool halo_current, const LevelExchange& exchange) {
   const LevelBoxes inside = split_inside_boxes(halo_current);
@@ -350,18 +351,17 @@ void WaveSolver<T>::split_sweep_rest(int steps, bool halo_current, const LevelEx
     for (int level = 2; level <= steps; ++level) {
       const bool in_current = level % 2 == 1;  // where level - 1 is
       Field<T>& plain = in_current ? prev_ : next_;
-      if (folded_) {
-        const FoldedField<T>& held = in_current ? folded_->prev : folded_->next;
-        for (const Box& slab : halo_slabs({true, true, true}, false, r)) held.copy_to(plain, slab);
-      }
-      exchange.start(plain);
+      FoldedField<T>* const held = folded_ ? (in_current ? &folded_->prev : &folded_->next) : nullptr;
+      const bool through_plain = held != nullptr && !exchange.start_folded;
+      if (through_plain)
+        for (const Box& slab : halo_slabs({true, true, true}, false, r)) held->copy_to(plain, slab);
+      if (held != nullptr && exchange.start_folded) exchange.start_folded(*held);
+      else exchange.start(plain);
       sweep_level_outside(kernel_, current, previous, vel, reads_no_halo, inside.at(level), level, inject,
                           &level_times_, exchange.between_blocks);
       exchange.finish();
-      if (folded_) {
-        FoldedField<T>& held = in_current ? folded_->prev : folded_->next;
-        for (const Box& slab : halo_slabs({true, true, true}, true, r)) held.copy_from(plain, slab);
-      }
+      if (through_plain)
+        for (const Box& slab : halo_slabs({true, true, true}, true, r)) held->copy_from(plain, slab);
       sweep_level_outside(kernel_, current, previous, vel, all, reads_no_halo, level, inject, &level_times_);
     }
     swap_after_levels(current, previous, steps);

@@ -105,6 +105,9 @@ class WaveSolver {
     // neighbours' same level. Until finish() returns, that halo is not read and nothing writes the
     // owned cells of `field`, so that they may travel straight from it.
     std::function<void(Field<T>& field)> start;
+    // With folded levels, if set: the same on the folded level itself (mpi/folded_halo_exchange.hpp),
+    // called instead of start, with no copies through the plain field.
+    std::function<void(FoldedField<T>& level)> start_folded;
     std::function<void()> finish;  // returns once that halo is in
     // Called between the kernel's blocks while the exchange is in flight (polling it), or null.
     const std::function<void()>* between_blocks = nullptr;
