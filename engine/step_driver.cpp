@@ -267,11 +267,11 @@ StepPhaseTimes StepDriver<T>::split_sweep(int steps, bool overlap) {
     t.unpack += h.unpack;
   };
   const int r = solver_.kernel().radius();
-  // One level's exchange a radius deep, of the folded level or of the plain field.
+  // One level's exchange a radius deep, of the folded level if given, else of the plain field.
   FoldedField<T>* folded_in_flight = nullptr;
-  const auto start_level = [&](Field<T>& plain, FoldedField<T>* folded) {
+  const auto start_level = [&](Field<T>* plain, FoldedField<T>* folded) {
     if (folded != nullptr) folded_halo_->start(*folded);
-    else deep_->start({{&plain, r, r}});
+    else deep_->start({{plain, r, r}});
     folded_in_flight = folded;
   };
   const auto level_done = [this] { return folded_halo_ != nullptr ? folded_halo_->test() : deep_->test(); };
@@ -284,9 +284,9 @@ StepPhaseTimes StepDriver<T>::split_sweep(int steps, bool overlap) {
       add_halo_times(deep_->last_times());
     }
   };
-  const auto exchange_level = [&](Field<T>& plain, FoldedField<T>* folded) {
+  const auto exchange_level = [&](Field<T>* plain, FoldedField<T>* folded) {
     if (folded == nullptr) {
-      deep_->exchange({{&plain, r, r}});
+      deep_->exchange({{plain, r, r}});
       add_halo_times(deep_->last_times());
       return;
     }
@@ -306,7 +306,7 @@ StepPhaseTimes StepDriver<T>::split_sweep(int steps, bool overlap) {
     copied_in += omp_get_wtime() - in0;
   };
   if (overlap) {
-    start_level(solver_.halo_field(), current);
+    start_level(&solver_.halo_field(), current);
     copy_in(false);
     region_done(counters::Region::halo);
     const std::function<void()>* hook = start_progress(level_done);
@@ -318,7 +318,7 @@ StepPhaseTimes StepDriver<T>::split_sweep(int steps, bool overlap) {
     copy_in(true);
     region_done(counters::Region::halo);
   } else {
-    exchange_level(solver_.halo_field(), current);
+    exchange_level(&solver_.halo_field(), current);
     copy_in(false);
     copy_in(true);
     region_done(counters::Region::halo);
@@ -338,15 +338,14 @@ StepPhaseTimes StepDriver<T>::split_sweep(int steps, bool overlap) {
     exchanging += omp_get_wtime() - e0;
   };
   typename WaveSolver<T>::LevelExchange exchange;
-  Field<T>& no_plain = solver_.halo_field();  // unused by a folded exchange
   if (overlap) {
     exchange.start = [&](Field<T>& level) {
-      timed([&] { start_level(level, nullptr); });
+      timed([&] { start_level(&level, nullptr); });
       start_progress(level_done);
     };
     if (current != nullptr)
       exchange.start_folded = [&](FoldedField<T>& level) {
-        timed([&] { start_level(no_plain, &level); });
+        timed([&] { start_level(nullptr, &level); });
         start_progress(level_done);
       };
     exchange.between_blocks = parallel_.progress == ProgressEngine::poll ? &poll_between_blocks_ : nullptr;
@@ -355,9 +354,9 @@ StepPhaseTimes StepDriver<T>::split_sweep(int steps, bool overlap) {
       timed(finish_level);
     };
   } else {
-    exchange.start = [&](Field<T>& level) { timed([&] { exchange_level(level, nullptr); }); };
+    exchange.start = [&](Field<T>& level) { timed([&] { exchange_level(&level, nullptr); }); };
     if (current != nullptr)
-      exchange.start_folded = [&](FoldedField<T>& level) { timed([&] { exchange_level(no_plain, &level); }); };
+      exchange.start_folded = [&](FoldedField<T>& level) { timed([&] { exchange_level(nullptr, &level); }); };
     exchange.finish = [] {};
   }
   solver_.split_sweep_rest(steps, !overlap, exchange);
