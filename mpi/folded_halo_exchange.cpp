@@ -28,16 +28,20 @@ using halo::box_text;
 using halo::seconds_since;
 using halo::travel_tag;
 
-// The fold rows (y fold, z fold) of `box` in f, each one run of the box's x range: run r of
-// fold_rows(f, box).count() is at f.vector(box.lo[0], first_y + r % ny, first_z + r / ny).
+// The fold rows (y fold, z fold) of `box` in f, each one run of the box's x range, y folds fastest.
 struct FoldRows {
-  std::int64_t first_y = 0, first_z = 0, ny = 0, nz = 0;
+  std::int64_t x = 0, first_y = 0, first_z = 0, ny = 0, nz = 0;
   std::int64_t count() const { return ny * nz; }
+  // The first vector of run r of `f`.
+  template <typename T>
+  T* run(FoldedField<T>& f, std::int64_t r) const {
+    return f.vector(x, first_y + r % ny, first_z + r / ny);
+  }
 };
 template <typename T>
 FoldRows fold_rows(const FoldedField<T>& f, const Box& box) {
   const auto y = f.folds_y_of(box), z = f.folds_z_of(box);
-  return {y.first, z.first, y.end - y.first, z.end - z.first};
+  return {box.lo[0], y.first, z.first, y.end - y.first, z.end - z.first};
 }
 
 template <typename T>
@@ -102,21 +106,17 @@ FoldedHaloExchange<T>::FoldedHaloExchange(const CartesianComm& comm, const Index
       recvs_.push_back(std::move(in));
     }
   }
+  // A persistent request per face, receives first (the order start() relies on).
+  const auto persistent = [&](Face& face, auto init, const char* what) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    check(init(face.buffer.data(), static_cast<int>(face.buffer.size()), datatype_of<T>(), face.peer, face.tag, comm_,
+               &request),
+          what);
+    face_requests_.push_back(request);
+  };
   try {
-    for (Face& face : recvs_) {
-      MPI_Request request = MPI_REQUEST_NULL;
-      check(MPI_Recv_init(face.buffer.data(), static_cast<int>(face.buffer.size()), datatype_of<T>(), face.peer,
-                          face.tag, comm_, &request),
-            "MPI_Recv_init");
-      face_requests_.push_back(request);
-    }
-    for (Face& face : sends_) {
-      MPI_Request request = MPI_REQUEST_NULL;
-      check(MPI_Send_init(face.buffer.data(), static_cast<int>(face.buffer.size()), datatype_of<T>(), face.peer,
-                          face.tag, comm_, &request),
-            "MPI_Send_init");
-      face_requests_.push_back(request);
-    }
+    for (Face& face : recvs_) persistent(face, MPI_Recv_init, "MPI_Recv_init");
+    for (Face& face : sends_) persistent(face, MPI_Send_init, "MPI_Send_init");
   } catch (...) {
     release();
     throw;
@@ -149,17 +149,13 @@ void FoldedHaloExchange<T>::start(FoldedField<T>& f) {
       const FoldRows from = fold_rows(f, copy.from), to = fold_rows(f, copy.to);
       const std::int64_t run = copy.from.extent(0) * lanes;
 #pragma omp for schedule(static) nowait
-      for (std::int64_t r = 0; r < from.count(); ++r)
-        std::copy_n(f.vector(copy.from.lo[0], from.first_y + r % from.ny, from.first_z + r / from.ny), run,
-                    f.vector(copy.to.lo[0], to.first_y + r % to.ny, to.first_z + r / to.ny));
+      for (std::int64_t r = 0; r < from.count(); ++r) std::copy_n(from.run(f, r), run, to.run(f, r));
     }
     for (Face& face : sends_) {
       const FoldRows rows = fold_rows(f, face.box);
       const std::int64_t run = face.box.extent(0) * lanes;
 #pragma omp for schedule(static) nowait
-      for (std::int64_t r = 0; r < rows.count(); ++r)
-        std::copy_n(f.vector(face.box.lo[0], rows.first_y + r % rows.ny, rows.first_z + r / rows.ny), run,
-                    face.buffer.data() + r * run);
+      for (std::int64_t r = 0; r < rows.count(); ++r) std::copy_n(rows.run(f, r), run, face.buffer.data() + r * run);
     }
   }
   times_ = HaloTimes{seconds_since(t0), 0.0, 0.0};
@@ -215,9 +211,7 @@ void FoldedHaloExchange<T>::unpack(FoldedField<T>& f, bool completed_in_start) {
     const FoldRows rows = fold_rows(f, face.box);
     const std::int64_t run = face.box.extent(0) * lanes;
 #pragma omp for schedule(static) nowait
-    for (std::int64_t r = 0; r < rows.count(); ++r)
-      std::copy_n(face.buffer.data() + r * run, run,
-                  f.vector(face.box.lo[0], rows.first_y + r % rows.ny, rows.first_z + r / rows.ny));
+    for (std::int64_t r = 0; r < rows.count(); ++r) std::copy_n(face.buffer.data() + r * run, run, rows.run(f, r));
   }
 }
 
